@@ -1,0 +1,69 @@
+# docket: thin wrappers over cargo and scripts/. `make help` lists the targets.
+
+# Builds are cached outside the clone and shared between clones and CI runs on this machine.
+CARGO_TARGET_DIR ?= $(HOME)/.cache/docket/target
+export CARGO_TARGET_DIR
+LOCALSTACK_PORT ?= 4566
+export LOCALSTACK_PORT
+# deploy / deploy-local: STACK (default docket-$(STAGE)), REGION (AWS: the CLI's region), STAGE (dev).
+STACK ?=
+REGION ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help setup localstack-up localstack-down localstack-logs localstack-status \
+        lint fmt test test-unit test-local bench-local \
+        build package-local deploy-local deploy cfn-lint
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+
+setup: ## install Debian packages and Rust components the project needs
+	@scripts/setup.sh
+
+localstack-up: setup ## start the local AWS (LocalStack host mode + our extension) and wait until healthy
+	@scripts/localstack.sh up
+
+localstack-down: ## stop the local AWS started by localstack-up
+	@scripts/localstack.sh down
+
+localstack-logs: ## follow the local AWS log (.localstack/localstack.log)
+	@scripts/localstack.sh logs
+
+localstack-status: ## say whether the local AWS runs
+	@scripts/localstack.sh status
+
+build: ## Lambda zips for AWS (cargo lambda, release, arm64) into dist/lambda/
+	@scripts/package.sh --target aws
+
+package-local: ## Lambda zips for LocalStack (host build, debug; PROFILE=release) into dist/lambda/
+	@scripts/package.sh --target local
+
+deploy-local: localstack-up package-local ## deploy the stack to the local AWS; outputs in .localstack/stack-outputs.json
+	@scripts/deploy.sh --local $(if $(STACK),--stack $(STACK)) $(if $(REGION),--region $(REGION))
+
+deploy: build ## deploy the stack to AWS with the normal credentials (STACK=, REGION=, STAGE=)
+	@scripts/deploy.sh --aws $(if $(STACK),--stack $(STACK)) $(if $(REGION),--region $(REGION))
+
+cfn-lint: ## lint infra/template.yaml (cfn-lint, installed into .venv on first use)
+	@[ -x .venv/bin/cfn-lint ] || { scripts/localstack.sh install && .venv/bin/pip install --quiet cfn-lint; }
+	.venv/bin/cfn-lint infra/template.yaml
+
+fmt: ## format the Rust code
+	cargo fmt --all
+
+lint: setup cfn-lint ## rustfmt --check, clippy -D warnings, cfn-lint
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+test-unit: setup ## unit tests (no AWS needed)
+	scripts/localstack.sh install
+	cd infra/localstack && ../../.venv/bin/python -m unittest discover -s tests
+	cargo test --workspace --lib --bins
+
+test-local: setup ## end-to-end tests against LocalStack (starts and stops it)
+	scripts/test-local.sh
+
+test: lint test-unit test-local ## everything CI runs: lint, unit tests, LocalStack tests
+
+bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time
+	scripts/bench-local.sh

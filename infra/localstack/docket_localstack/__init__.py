@@ -1,0 +1,12 @@
+"""docket's LocalStack extension.
+
+Loaded by an unmodified LocalStack (host mode, no Docker) through its plugin entry points, declared
+in ``pyproject.toml`` and wired in :mod:`docket_localstack.plugins`. Each module emulates one thing
+community LocalStack cannot do offline:
+
+* :mod:`.lambda_executor` -- zip-packaged custom-runtime Lambdas run as local processes.
+* :mod:`.dynamodb` -- DynamoDB served from the bundled moto backend (no DynamoDB Local download).
+* :mod:`.textract` -- Textract text detection on Tesseract and poppler.
+* :mod:`.chaos` -- fault injection with the request shape of LocalStack's Chaos API.
+* :mod:`.cfn_stepfunctions` -- CloudFormation StateMachineVersion / StateMachineAlias resources.
+"""

@@ -1,0 +1,61 @@
+"""Entry points named in pyproject.toml. Imports stay inside the factories so that LocalStack only
+pays for what a run selects (PROVIDER_OVERRIDE_*, LAMBDA_RUNTIME_EXECUTOR)."""
+
+from localstack.runtime import hooks
+from localstack.services.cloudformation.resource_provider import CloudFormationResourceProviderPlugin
+from localstack.services.lambda_.invocation.plugins import RuntimeExecutorPlugin
+from localstack.services.plugins import Service, aws_provider
+
+
+@aws_provider(api="dynamodb", name="docket")
+def dynamodb():
+    from docket_localstack.dynamodb import create_service
+
+    return create_service()
+
+
+@aws_provider(api="textract", name="docket")
+def textract():
+    from docket_localstack.textract import TextractProvider
+
+    return Service.for_provider(TextractProvider())
+
+
+class ProcessRuntimeExecutorPlugin(RuntimeExecutorPlugin):
+    name = "docket-process"
+
+    def load(self, *args, **kwargs):
+        from docket_localstack.lambda_executor import ProcessRuntimeExecutor
+
+        return ProcessRuntimeExecutor
+
+
+@hooks.on_infra_start()
+def register_chaos():
+    from docket_localstack.chaos import install
+
+    install()
+
+
+class StateMachineVersionProviderPlugin(CloudFormationResourceProviderPlugin):
+    name = "AWS::StepFunctions::StateMachineVersion"
+
+    def __init__(self):
+        self.factory = None
+
+    def load(self):
+        from docket_localstack.cfn_stepfunctions import StateMachineVersionProvider
+
+        self.factory = StateMachineVersionProvider
+
+
+class StateMachineAliasProviderPlugin(CloudFormationResourceProviderPlugin):
+    name = "AWS::StepFunctions::StateMachineAlias"
+
+    def __init__(self):
+        self.factory = None
+
+    def load(self):
+        from docket_localstack.cfn_stepfunctions import StateMachineAliasProvider
+
+        self.factory = StateMachineAliasProvider

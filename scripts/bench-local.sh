@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Local AWS benchmarks (figures, not pass/fail): LocalStack start-to-healthy with a warm venv, and
+# Lambda cold start / warm invoke round trip through LocalStack. Uses a spare port and state dir so a
+# running LocalStack is not disturbed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export LOCALSTACK_PORT=${BENCH_PORT:-4568}
+export DOCKET_LOCAL_DIR
+DOCKET_LOCAL_DIR=$(mktemp -d /tmp/docket-bench.XXXXXX)
+trap 'scripts/localstack.sh down >/dev/null 2>&1 || true; rm -rf "$DOCKET_LOCAL_DIR"' EXIT
+
+scripts/localstack.sh install
+echo "bench: building the Lambda benchmark" >&2
+cargo test -p docket-e2e --bench local_lambda --no-run --quiet
+
+runs=${BENCH_START_RUNS:-3}
+for i in $(seq 1 "$runs"); do
+  t0=$(date +%s.%N)
+  scripts/localstack.sh up 2>/dev/null
+  t1=$(date +%s.%N)
+  awk -v i="$i" -v a="$t0" -v b="$t1" 'BEGIN { printf "bench: localstack start to ready (warm venv), run %d: %.1f s\n", i, b - a }'
+  [ "$i" -eq "$runs" ] || scripts/localstack.sh down 2>/dev/null
+done
+
+# A debug build of the bench client: the Lambda measured is the same either way, and a release
+# build of the SDK crates takes ~10 minutes on these machines.
+AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" cargo test -p docket-e2e --bench local_lambda

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# End-to-end tests against LocalStack. Starts it unless one of ours already runs (then leaves it
+# running), stops what it started on every exit, and finally checks the up/up/down lifecycle on a
+# separate port.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+port=${LOCALSTACK_PORT:-4566}
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+  AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
+
+echo "test-local: building the tests before LocalStack starts" >&2
+cargo test --workspace --no-run --quiet
+
+started=""
+if ! scripts/localstack.sh status >/dev/null 2>&1; then
+  scripts/localstack.sh up
+  started=yes
+fi
+stop() { [ -z "$started" ] || scripts/localstack.sh down; }
+trap stop EXIT
+
+cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
+
+stop; started=""
+tests/localstack_lifecycle.sh

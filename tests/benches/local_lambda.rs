@@ -1,0 +1,164 @@
+//! Local Lambda latency (not a timed test; `make bench-local` runs it against a running LocalStack):
+//! cold start (first invoke after CreateFunction, and after UpdateFunctionConfiguration, which
+//! makes LocalStack start new environments) and warm invoke round trip. Targets: < 100 ms cold,
+//! < 20 ms warm.
+//!
+//! "init" is the executor's own spawn -> first `next` time, read from the REPORT line's
+//! `Init Duration` (LogType=Tail); "round trip" is what the SDK client sees.
+
+#[allow(dead_code, unused_imports)]
+#[path = "../localaws/lambda.rs"]
+mod lambda;
+#[allow(dead_code)]
+#[path = "../localaws/util.rs"]
+mod util;
+
+use std::time::{Duration, Instant};
+
+use aws_sdk_lambda::primitives::Blob;
+use aws_sdk_lambda::types::{Environment, LastUpdateStatus, LogType};
+
+const WARM_INVOKES: usize = 200;
+const COLD_STARTS: usize = 10;
+
+/// One invoke with the log tail: (round trip, Init Duration from REPORT if this was a cold start).
+async fn timed_invoke(f: &lambda::Function) -> (Duration, Option<f64>) {
+    let started = Instant::now();
+    let out = f
+        .client
+        .invoke()
+        .function_name(&f.name)
+        .log_type(LogType::Tail)
+        .payload(Blob::new(r#"{"echo": 1}"#))
+        .send()
+        .await
+        .expect("invoke");
+    let took = started.elapsed();
+    assert!(out.function_error().is_none(), "invoke failed: {out:?}");
+    let tail = base64_decode(out.log_result().unwrap_or_default());
+    let init = String::from_utf8_lossy(&tail)
+        .lines()
+        .filter(|l| l.starts_with("REPORT"))
+        .flat_map(|l| l.split('\t'))
+        .find_map(|field| field.strip_prefix("Init Duration: "))
+        .and_then(|v| v.trim_end_matches(" ms").parse().ok());
+    (took, init)
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
+    sextets
+        .chunks(4)
+        .flat_map(|c| {
+            let n = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |acc, (i, s)| acc | (u32::from(*s) << (18 - 6 * i)));
+            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            bytes.into_iter().take(c.len().saturating_sub(1))
+        })
+        .collect()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn summary(name: &str, mut values: Vec<f64>, target_ms: f64) {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let median = percentile(&values, 0.5);
+    println!(
+        "{name:<34} n={:<4} median={median:>7.2} ms  p95={:>7.2} ms  min={:>7.2} ms  max={:>7.2} ms  target<{target_ms} ms: {}",
+        values.len(),
+        percentile(&values, 0.95),
+        values[0],
+        values[values.len() - 1],
+        if median < target_ms { "met" } else { "MISSED" },
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let config = util::aws().await;
+    let f = lambda::Function::deploy(&config, 10, &[("DOCKET_BENCH", "0")]).await;
+
+    let mut cold_round_trip = Vec::new();
+    let mut cold_init = Vec::new();
+    for i in 0..=COLD_STARTS {
+        if i > 0 {
+            // New configuration: LocalStack drops the old environments and starts new ones.
+            f.client
+                .update_function_configuration()
+                .function_name(&f.name)
+                .environment(
+                    Environment::builder()
+                        .variables("DOCKET_BENCH", i.to_string())
+                        .build(),
+                )
+                .send()
+                .await
+                .expect("update function configuration");
+            for _ in 0..100 {
+                let conf = f
+                    .client
+                    .get_function_configuration()
+                    .function_name(&f.name)
+                    .send()
+                    .await
+                    .expect("get function configuration");
+                if conf.last_update_status() == Some(&LastUpdateStatus::Successful) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        let (took, init) = timed_invoke(&f).await;
+        cold_round_trip.push(ms(took));
+        cold_init.extend(init);
+    }
+
+    let mut warm = Vec::new();
+    for _ in 0..WARM_INVOKES {
+        let (took, init) = timed_invoke(&f).await;
+        assert!(init.is_none(), "a warm invoke re-initialised the runtime");
+        warm.push(ms(took));
+    }
+
+    // Baseline: a Lambda API call that runs no function (LocalStack gateway + SDK signing).
+    let mut baseline = Vec::new();
+    for _ in 0..WARM_INVOKES {
+        let started = Instant::now();
+        f.client
+            .get_function_configuration()
+            .function_name(&f.name)
+            .send()
+            .await
+            .expect("get function configuration");
+        baseline.push(ms(started.elapsed()));
+    }
+
+    println!(
+        "local Lambda (docket-process executor), function {}",
+        f.name
+    );
+    summary("cold start: invoke round trip", cold_round_trip, 100.0);
+    if !cold_init.is_empty() {
+        summary("cold start: spawn -> first next", cold_init, 100.0);
+    }
+    summary("warm invoke round trip", warm, 20.0);
+    summary("baseline: GetFunctionConfiguration", baseline, 20.0);
+    f.delete().await;
+}

@@ -1,0 +1,1 @@
+//! Shared helpers live in the test binaries; this library is intentionally empty.

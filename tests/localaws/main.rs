@@ -1,0 +1,11 @@
+//! Local AWS (issue: "Local AWS without Docker"): what our LocalStack extension must emulate.
+//!
+//! These tests talk to a running LocalStack; `make test` starts it (scripts/localstack.sh up) and
+//! stops it afterwards. Point them elsewhere with `AWS_ENDPOINT_URL`.
+
+mod cfn;
+mod chaos;
+mod dynamodb;
+mod lambda;
+mod textract;
+mod util;
