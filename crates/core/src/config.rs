@@ -1,0 +1,528 @@
+//! The versioned pipeline configuration: size limits, extraction label synonyms and validation
+//! thresholds. One JSON document (`config/pipeline.json`) compiled into the binaries; its
+//! [`PipelineConfig::fingerprint`] feeds the document run id, so a config change makes new runs.
+
+use std::collections::BTreeMap;
+
+use crate::extract::FieldName;
+use crate::ids::{canonical_json, sha256_hex};
+use serde::{Deserialize, Serialize};
+
+/// The whole pipeline configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    /// Human-readable version, e.g. `2026-11-30.1`; bump it with every change.
+    pub version: String,
+    /// Input limits.
+    pub limits: Limits,
+    /// How fields are found in the OCR text.
+    pub extraction: ExtractionRules,
+    /// When an extraction is approved, reviewed or rejected.
+    pub validation: ValidationRules,
+}
+
+/// Input limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Larger uploads are rejected before OCR.
+    pub max_document_bytes: u64,
+}
+
+/// How a date like `03/04/2026`, readable both ways, is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateOrder {
+    /// Day first: `03/04/2026` is 3 April.
+    Dmy,
+    /// Month first: `03/04/2026` is 4 March.
+    Mdy,
+}
+
+/// The phrases that introduce one field's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelSet {
+    /// Label synonyms, most preferred first (case-insensitive, whole words, flexible spacing).
+    pub labels: Vec<String>,
+    /// Phrases that disqualify a label when they overlap the label or sit between it and the
+    /// value, e.g. `Due Date` for the `Date` label or `Sub Total` for `Total`.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// Label sets per field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldLabels {
+    /// Explicit issuer labels (`From:`, `Seller:`); only honoured at the start of a line.
+    pub issuer: LabelSet,
+    /// Invoice number labels.
+    pub invoice_number: LabelSet,
+    /// Invoice date labels.
+    pub invoice_date: LabelSet,
+    /// Total amount labels.
+    pub total_amount: LabelSet,
+    /// Explicit currency labels (`Currency:`).
+    pub currency: LabelSet,
+}
+
+impl FieldLabels {
+    /// The label set of one field.
+    pub fn get(&self, field: FieldName) -> &LabelSet {
+        match field {
+            FieldName::Issuer => &self.issuer,
+            FieldName::InvoiceNumber => &self.invoice_number,
+            FieldName::InvoiceDate => &self.invoice_date,
+            FieldName::TotalAmount => &self.total_amount,
+            FieldName::Currency => &self.currency,
+        }
+    }
+}
+
+/// How fields are found in the OCR text. Generic and label-driven: no per-issuer templates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionRules {
+    /// Label synonyms per field.
+    pub labels: FieldLabels,
+    /// Currency symbols and their ISO 4217 codes (`"€": "EUR"`).
+    pub currency_symbols: BTreeMap<String, String>,
+    /// ISO 4217 codes recognised when printed in upper case (`EUR`, `CHF`). Wider than the
+    /// allowed list on purpose: a recognised but disallowed currency is a review reason, an
+    /// unrecognised one would look like a missing currency.
+    pub currency_codes: Vec<String>,
+    /// Legal-form suffixes (`Ltd`, `GmbH`); compared without dots and case.
+    pub company_suffixes: Vec<String>,
+    /// Document titles that are never the issuer (`INVOICE`, `Rechnung`).
+    pub document_titles: Vec<String>,
+    /// Labels of the recipient block (`Bill To`); that line and the next are never the issuer.
+    pub recipient_labels: Vec<String>,
+    /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March 2026`.
+    pub month_names: BTreeMap<String, u8>,
+    /// How ambiguous numeric dates are read.
+    pub date_order: DateOrder,
+}
+
+/// When an extraction is approved, reviewed or rejected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidationRules {
+    /// The config version these rules belong to, copied into every report. Not part of the JSON
+    /// (the top-level `version` is): [`PipelineConfig::from_json`] fills it in.
+    #[serde(skip)]
+    pub config_version: String,
+    /// Fields that must be present and confident for auto-approval; missing means review.
+    pub required: Vec<FieldName>,
+    /// Fields without which the document cannot be processed at all; missing means invalid.
+    pub required_for_processing: Vec<FieldName>,
+    /// A required field below this confidence (0..=1) needs review.
+    pub min_confidence: f64,
+    /// Largest total accepted without review, a decimal with two decimals (`"1000000.00"`).
+    pub max_amount: String,
+    /// How far in the future an invoice date may be without review.
+    pub max_future_days: i64,
+    /// How old an invoice date may be without review.
+    pub max_age_days: i64,
+    /// ISO 4217 codes accepted without review.
+    pub allowed_currencies: Vec<String>,
+}
+
+/// Why a pipeline config was rejected.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not JSON, a missing or unknown key, or a value of the wrong type.
+    #[error("pipeline config does not match the schema: {0}")]
+    Schema(#[from] serde_json::Error),
+    /// Well-formed, but a value is out of range.
+    #[error("pipeline config `{field}` is invalid: {problem}")]
+    Invalid {
+        /// Dotted path of the offending key, e.g. `validation.min_confidence`.
+        field: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+const BUILTIN: &str = include_str!("../../../config/pipeline.json");
+
+impl PipelineConfig {
+    /// The configuration committed in `config/pipeline.json`.
+    ///
+    /// # Panics
+    /// Only if the committed file is broken, which a unit test rules out.
+    pub fn builtin() -> Self {
+        match Self::from_json(BUILTIN) {
+            Ok(config) => config,
+            Err(e) => panic!("config/pipeline.json is broken: {e}"),
+        }
+    }
+
+    /// Parses and checks a configuration. Unknown keys are rejected so a typo cannot silently
+    /// fall back to a default.
+    pub fn from_json(s: &str) -> Result<Self, ConfigError> {
+        let mut config: PipelineConfig = serde_json::from_str(s)?;
+        config.check()?;
+        config.validation.config_version = config.version.clone();
+        Ok(config)
+    }
+
+    /// `cfg-` and the first 16 hex digits of the SHA-256 of the canonical JSON (keys sorted,
+    /// no whitespace) of the whole configuration. Any change, even of one threshold, changes it.
+    pub fn fingerprint(&self) -> String {
+        let value = serde_json::to_value(self).expect("a config always serializes to JSON");
+        format!(
+            "cfg-{}",
+            &sha256_hex(canonical_json(&value).as_bytes())[..16]
+        )
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        fn invalid(field: &str, problem: impl Into<String>) -> ConfigError {
+            ConfigError::Invalid {
+                field: field.to_string(),
+                problem: problem.into(),
+            }
+        }
+        fn is_code(s: &str) -> bool {
+            s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())
+        }
+
+        if self.version.trim().is_empty() {
+            return Err(invalid("version", "must not be empty"));
+        }
+        if self.limits.max_document_bytes == 0 {
+            return Err(invalid("limits.max_document_bytes", "must be above zero"));
+        }
+
+        let x = &self.extraction;
+        for field in FieldName::ALL {
+            let set = x.labels.get(field);
+            let path = format!("extraction.labels.{field}");
+            if set.labels.is_empty() {
+                return Err(invalid(&path, "needs at least one label"));
+            }
+            if set
+                .labels
+                .iter()
+                .chain(&set.exclude)
+                .any(|l| l.trim().is_empty())
+            {
+                return Err(invalid(&path, "labels must not be blank"));
+            }
+        }
+        for (symbol, code) in &x.currency_symbols {
+            if symbol.trim().is_empty() || !is_code(code) {
+                return Err(invalid(
+                    "extraction.currency_symbols",
+                    format!("{symbol:?} → {code:?} is not a symbol and an ISO 4217 code"),
+                ));
+            }
+        }
+        if let Some(bad) = x.currency_codes.iter().find(|c| !is_code(c)) {
+            return Err(invalid(
+                "extraction.currency_codes",
+                format!("{bad:?} is not a three-letter upper-case code"),
+            ));
+        }
+        if let Some((name, n)) = x.month_names.iter().find(|(_, n)| !(1..=12).contains(*n)) {
+            return Err(invalid(
+                "extraction.month_names",
+                format!("{name:?} maps to {n}, not 1..=12"),
+            ));
+        }
+        if let Some(name) = x.month_names.keys().find(|k| k.to_lowercase() != **k) {
+            return Err(invalid(
+                "extraction.month_names",
+                format!("{name:?} must be lower case"),
+            ));
+        }
+
+        let v = &self.validation;
+        if !(0.0..=1.0).contains(&v.min_confidence) {
+            return Err(invalid(
+                "validation.min_confidence",
+                format!("{} is not within 0..=1", v.min_confidence),
+            ));
+        }
+        match crate::validate::parse_amount_cents(&v.max_amount) {
+            Some(cents) if cents > 0 => {}
+            _ => {
+                return Err(invalid(
+                    "validation.max_amount",
+                    format!(
+                        "{:?} is not a positive decimal with two decimals",
+                        v.max_amount
+                    ),
+                ))
+            }
+        }
+        if v.max_future_days < 0 {
+            return Err(invalid(
+                "validation.max_future_days",
+                "must not be negative",
+            ));
+        }
+        if v.max_age_days <= 0 {
+            return Err(invalid("validation.max_age_days", "must be above zero"));
+        }
+        if v.allowed_currencies.is_empty() {
+            return Err(invalid(
+                "validation.allowed_currencies",
+                "needs at least one code",
+            ));
+        }
+        if let Some(bad) = v.allowed_currencies.iter().find(|c| !is_code(c)) {
+            return Err(invalid(
+                "validation.allowed_currencies",
+                format!("{bad:?} is not a three-letter upper-case code"),
+            ));
+        }
+        if let Some(f) = v
+            .required_for_processing
+            .iter()
+            .find(|f| !v.required.contains(f))
+        {
+            return Err(invalid(
+                "validation.required_for_processing",
+                format!("{f} is not listed in validation.required"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builtin_json() -> serde_json::Value {
+        serde_json::from_str(BUILTIN).unwrap()
+    }
+
+    fn with(edit: impl FnOnce(&mut serde_json::Value)) -> Result<PipelineConfig, ConfigError> {
+        let mut value = builtin_json();
+        edit(&mut value);
+        PipelineConfig::from_json(&value.to_string())
+    }
+
+    fn invalid_field(result: Result<PipelineConfig, ConfigError>) -> String {
+        match result {
+            Err(ConfigError::Invalid { field, .. }) => field,
+            other => panic!("expected ConfigError::Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn builtin_config_parses_with_the_committed_thresholds() {
+        // given the committed config/pipeline.json
+        // when it is loaded
+        let config = PipelineConfig::builtin();
+        // then the documented values are in force
+        assert_eq!(config.version, "2026-11-30.1");
+        assert_eq!(config.limits.max_document_bytes, 20 * 1024 * 1024);
+        assert_eq!(config.extraction.date_order, DateOrder::Dmy);
+        assert_eq!(config.validation.min_confidence, 0.80);
+        assert_eq!(config.validation.max_amount, "1000000.00");
+        assert_eq!(config.validation.max_future_days, 30);
+        assert_eq!(config.validation.max_age_days, 3650);
+        assert_eq!(
+            config.validation.required_for_processing,
+            vec![FieldName::TotalAmount]
+        );
+        assert_eq!(config.validation.required, FieldName::ALL.to_vec());
+        for code in ["EUR", "USD", "GBP", "CHF"] {
+            assert!(config
+                .validation
+                .allowed_currencies
+                .contains(&code.to_string()));
+        }
+        assert_eq!(
+            config
+                .extraction
+                .currency_symbols
+                .get("€")
+                .map(String::as_str),
+            Some("EUR")
+        );
+        // and the validation rules know which config version they belong to
+        assert_eq!(config.validation.config_version, "2026-11-30.1");
+    }
+
+    #[test]
+    fn fingerprint_is_stable_across_calls_and_loads() {
+        let a = PipelineConfig::builtin();
+        let b = PipelineConfig::builtin();
+        assert_eq!(a.fingerprint(), a.fingerprint());
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        let fp = a.fingerprint();
+        assert_eq!(fp.len(), "cfg-".len() + 16);
+        assert!(fp.starts_with("cfg-"));
+        assert!(fp[4..]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    }
+
+    #[test]
+    fn fingerprint_does_not_depend_on_key_order_or_whitespace_of_the_file() {
+        // given the builtin config re-serialized pretty-printed (different whitespace) and with
+        // top-level keys in reverse order
+        let value = builtin_json();
+        let obj = value.as_object().unwrap();
+        let mut keys: Vec<_> = obj.keys().cloned().collect();
+        keys.reverse();
+        let body: Vec<String> = keys
+            .iter()
+            .map(|k| {
+                format!(
+                    "\n  {}: {}",
+                    serde_json::Value::String(k.clone()),
+                    serde_json::to_string_pretty(&obj[k]).unwrap()
+                )
+            })
+            .collect();
+        let reordered = format!("{{{}\n}}", body.join(","));
+        // when both are loaded, then they have the same fingerprint
+        assert_eq!(
+            PipelineConfig::from_json(&reordered).unwrap().fingerprint(),
+            PipelineConfig::builtin().fingerprint()
+        );
+    }
+
+    #[test]
+    fn fingerprint_changes_when_a_threshold_changes() {
+        let base = PipelineConfig::builtin();
+        let mut stricter = base.clone();
+        stricter.validation.min_confidence = 0.81;
+        assert_ne!(base.fingerprint(), stricter.fingerprint());
+
+        let mut label = base.clone();
+        label
+            .extraction
+            .labels
+            .total_amount
+            .labels
+            .push("Summe brutto".into());
+        assert_ne!(base.fingerprint(), label.fingerprint());
+    }
+
+    #[test]
+    fn builtin_fingerprint_is_pinned_to_its_version() {
+        // A tripwire: editing config/pipeline.json changes the fingerprint (and so every new
+        // document run id). When that is intended, bump `version` and update both values here.
+        let config = PipelineConfig::builtin();
+        assert_eq!(
+            (config.version.as_str(), config.fingerprint().as_str()),
+            ("2026-11-30.1", PINNED_FINGERPRINT)
+        );
+    }
+    const PINNED_FINGERPRINT: &str = "cfg-26411c6a93c85956";
+
+    #[test]
+    fn from_json_rejects_unknown_keys_at_top_level_and_nested() {
+        let top = with(|v| {
+            v["colour"] = "blue".into();
+        });
+        assert!(
+            matches!(&top, Err(ConfigError::Schema(e)) if e.to_string().contains("unknown field `colour`")),
+            "{top:?}"
+        );
+        let nested = with(|v| {
+            v["validation"]["min_confidance"] = 0.5.into();
+        });
+        assert!(
+            matches!(&nested, Err(ConfigError::Schema(e)) if e.to_string().contains("unknown field `min_confidance`")),
+            "{nested:?}"
+        );
+    }
+
+    #[test]
+    fn from_json_rejects_a_missing_key() {
+        let result = with(|v| {
+            v["validation"]
+                .as_object_mut()
+                .unwrap()
+                .remove("max_amount");
+        });
+        assert!(
+            matches!(&result, Err(ConfigError::Schema(e)) if e.to_string().contains("missing field `max_amount`")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn from_json_rejects_min_confidence_outside_zero_to_one() {
+        for bad in [1.5, -0.1] {
+            let field = invalid_field(with(|v| {
+                v["validation"]["min_confidence"] = bad.into();
+            }));
+            assert_eq!(field, "validation.min_confidence");
+        }
+        // the bounds themselves are fine
+        assert!(with(|v| v["validation"]["min_confidence"] = 1.0.into()).is_ok());
+        assert!(with(|v| v["validation"]["min_confidence"] = 0.0.into()).is_ok());
+    }
+
+    #[test]
+    fn from_json_rejects_other_out_of_range_values_naming_the_key() {
+        type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+        let cases: Vec<(&str, Edit)> = vec![
+            (
+                "validation.max_amount",
+                Box::new(|v| v["validation"]["max_amount"] = "1,000,000".into()),
+            ),
+            (
+                "validation.max_amount",
+                Box::new(|v| v["validation"]["max_amount"] = "0.00".into()),
+            ),
+            (
+                "validation.max_future_days",
+                Box::new(|v| v["validation"]["max_future_days"] = (-1).into()),
+            ),
+            (
+                "validation.max_age_days",
+                Box::new(|v| v["validation"]["max_age_days"] = 0.into()),
+            ),
+            (
+                "validation.allowed_currencies",
+                Box::new(|v| v["validation"]["allowed_currencies"] = serde_json::json!(["eur"])),
+            ),
+            (
+                "validation.required_for_processing",
+                Box::new(|v| {
+                    v["validation"]["required"] = serde_json::json!(["invoice_number"]);
+                }),
+            ),
+            (
+                "limits.max_document_bytes",
+                Box::new(|v| v["limits"]["max_document_bytes"] = 0.into()),
+            ),
+            (
+                "extraction.labels.total_amount",
+                Box::new(|v| {
+                    v["extraction"]["labels"]["total_amount"]["labels"] = serde_json::json!([])
+                }),
+            ),
+            (
+                "extraction.currency_symbols",
+                Box::new(|v| v["extraction"]["currency_symbols"]["€"] = "Euro".into()),
+            ),
+            (
+                "extraction.month_names",
+                Box::new(|v| v["extraction"]["month_names"]["march"] = 13.into()),
+            ),
+            ("version", Box::new(|v| v["version"] = " ".into())),
+        ];
+        for (expected, edit) in cases {
+            let field = invalid_field(with(|v| edit(v)));
+            assert_eq!(field, expected);
+        }
+    }
+
+    #[test]
+    fn from_json_rejects_an_unknown_date_order() {
+        let result = with(|v| v["extraction"]["date_order"] = "ydm".into());
+        assert!(matches!(result, Err(ConfigError::Schema(_))), "{result:?}");
+    }
+}

@@ -1,0 +1,408 @@
+//! Identities (shared/DESIGN.md "Identities"): a checksum identifies content, not the operation.
+//!
+//! - [`Tenant`]: the first path segment under `inbox/`, never taken from anything else.
+//! - [`DocumentId`]: stable per (tenant, logical key).
+//! - [`SourceVersion`]: the S3 version id of the raw object plus its SHA-256, kept apart.
+//! - [`RunId`]: deterministic from (document, source version, config fingerprint, reprocess
+//!   generation); it is the Step Functions execution name, so a duplicate start cannot run twice.
+//! - [`OperationId`]: one per (run, step[, effect]); the idempotency key handed to providers.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Canonical JSON: object keys sorted (recursively), no insignificant whitespace. Two values that
+/// are equal as JSON give the same string, so hashes over it are stable.
+pub fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<_> = map.keys().collect();
+            keys.sort();
+            let body: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&map[k])))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+        Value::Array(items) => {
+            let body: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", body.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Hash of parts joined unambiguously (length-prefixed, so ("ab","c") != ("a","bc")).
+fn hash_parts(parts: &[&str]) -> String {
+    let mut joined = Vec::new();
+    for p in parts {
+        joined.extend_from_slice(format!("{}:", p.len()).as_bytes());
+        joined.extend_from_slice(p.as_bytes());
+    }
+    sha256_hex(&joined)
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id as a string.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A tenant: lowercase letters, digits and `-`, 1..=63 characters.
+    Tenant
+);
+id_type!(
+    /// Stable per (tenant, logical key): `d` + 24 hex.
+    DocumentId
+);
+id_type!(
+    /// One processing of one source version: `<documentId>-r<20 hex>` (a valid execution name).
+    RunId
+);
+id_type!(
+    /// One (run, step[, effect]): `op-<32 hex>`, at most 64 characters (Textract's token limit).
+    OperationId
+);
+
+impl Tenant {
+    /// Validates a tenant name.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let ok = !s.is_empty()
+            && s.len() <= 63
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !s.starts_with('-');
+        if ok {
+            Ok(Tenant(s.to_string()))
+        } else {
+            Err(Error::BadKey(format!(
+                "tenant must be 1-63 of [a-z0-9-], got {s:?}"
+            )))
+        }
+    }
+}
+
+/// Where a document came from in the raw bucket, after the key is decoded and checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxKey {
+    /// The tenant (first segment under `inbox/`).
+    pub tenant: Tenant,
+    /// The rest of the key: the document's logical name within the tenant.
+    pub logical_key: String,
+    /// The decoded full key, as stored in S3.
+    pub key: String,
+}
+
+/// The prefix under which uploads arrive.
+pub const INBOX_PREFIX: &str = "inbox/";
+
+/// Decodes an S3 event key (`+` is a space, `%XX` a byte; the result must be UTF-8).
+pub fn decode_event_key(encoded: &str) -> Result<String, Error> {
+    let bytes = encoded.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = encoded
+                    .get(i + 1..i + 3)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| Error::BadKey(format!("bad percent-escape in {encoded:?}")))?;
+                out.push(hex);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| Error::BadKey("key is not UTF-8".into()))
+}
+
+/// Checks a decoded key: `inbox/<tenant>/<name...>`, no empty, `.` or `..` segments, no control
+/// characters.
+pub fn parse_inbox_key(key: &str) -> Result<InboxKey, Error> {
+    let rest = key
+        .strip_prefix(INBOX_PREFIX)
+        .ok_or_else(|| Error::BadKey(format!("key is not under {INBOX_PREFIX}")))?;
+    if key.chars().any(char::is_control) {
+        return Err(Error::BadKey("key contains control characters".into()));
+    }
+    let segments: Vec<&str> = rest.split('/').collect();
+    if segments.len() < 2 {
+        return Err(Error::BadKey(
+            "key has no document name after the tenant".into(),
+        ));
+    }
+    if let Some(bad) = segments
+        .iter()
+        .find(|s| s.is_empty() || **s == "." || **s == "..")
+    {
+        return Err(Error::BadKey(format!(
+            "key has an empty or relative segment {bad:?}"
+        )));
+    }
+    Ok(InboxKey {
+        tenant: Tenant::parse(segments[0])?,
+        logical_key: segments[1..].join("/"),
+        key: key.to_string(),
+    })
+}
+
+/// The raw object's version: S3's version id and the SHA-256 of its content, kept separately (the
+/// hash identifies content; the version id identifies this upload of it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceVersion {
+    /// S3 version id of the raw object.
+    pub version_id: String,
+    /// SHA-256 of the raw bytes, lowercase hex.
+    pub sha256: String,
+}
+
+impl DocumentId {
+    /// The document named `logical_key` within `tenant`.
+    pub fn new(tenant: &Tenant, logical_key: &str) -> Self {
+        DocumentId(format!(
+            "d{}",
+            &hash_parts(&["document", tenant.as_str(), logical_key])[..24]
+        ))
+    }
+
+    /// The id under which an upload whose key names no valid document is recorded (it has no
+    /// tenant to scope it); derived from the raw key so repeated events land on the same chain.
+    pub fn for_rejected_key(raw_key: &str) -> Self {
+        DocumentId(format!(
+            "d{}",
+            &hash_parts(&["rejected-key", raw_key])[..24]
+        ))
+    }
+
+    /// Accepts an id read back from storage or input, if it has the right shape.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let ok =
+            s.len() == 25 && s.starts_with('d') && s[1..].bytes().all(|b| b.is_ascii_hexdigit());
+        ok.then(|| DocumentId(s.to_string()))
+            .ok_or_else(|| Error::BadInput(format!("not a document id: {s:?}")))
+    }
+}
+
+impl RunId {
+    /// The run of `document` at `source` under the config `config_fingerprint`; `generation` is
+    /// bumped to reprocess the same version deliberately (the old run stays for audit).
+    pub fn new(
+        document: &DocumentId,
+        source: &SourceVersion,
+        config_fingerprint: &str,
+        generation: u32,
+    ) -> Self {
+        let h = hash_parts(&[
+            "run",
+            document.as_str(),
+            &source.version_id,
+            config_fingerprint,
+            &generation.to_string(),
+        ]);
+        RunId(format!("{}-r{}", document, &h[..20]))
+    }
+
+    /// Accepts an id read back from storage or input, if it has the right shape.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let ok = s.len() == 47
+            && DocumentId::parse(&s[..25]).is_ok()
+            && &s[25..27] == "-r"
+            && s[27..].bytes().all(|b| b.is_ascii_hexdigit());
+        ok.then(|| RunId(s.to_string()))
+            .ok_or_else(|| Error::BadInput(format!("not a run id: {s:?}")))
+    }
+
+    /// The document this run belongs to.
+    pub fn document_id(&self) -> DocumentId {
+        DocumentId(self.0[..25].to_string())
+    }
+}
+
+impl OperationId {
+    /// The operation `step` (and optional `effect`, e.g. one destination) of `run`.
+    pub fn new(run: &RunId, step: &str, effect: Option<&str>) -> Self {
+        let h = hash_parts(&["operation", run.as_str(), step, effect.unwrap_or("")]);
+        OperationId(format!("op-{}", &h[..32]))
+    }
+
+    /// The quarantining of one raw version (it has no run).
+    pub fn quarantine(document: &DocumentId, version_id: &str) -> Self {
+        let h = hash_parts(&["quarantine", document.as_str(), version_id]);
+        OperationId(format!("op-{}", &h[..32]))
+    }
+}
+
+/// Hash of the canonical intended parameters of an operation. The same operation id with another
+/// fingerprint is a conflict, never a silent reuse.
+pub fn params_fingerprint(params: &Value) -> String {
+    format!("p{}", &sha256_hex(canonical_json(params).as_bytes())[..32])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn source(v: &str) -> SourceVersion {
+        SourceVersion {
+            version_id: v.into(),
+            sha256: "ab".repeat(32),
+        }
+    }
+
+    #[test]
+    fn document_id_is_stable_per_tenant_and_key_and_distinct_otherwise() {
+        let acme = Tenant::parse("acme").unwrap();
+        let globex = Tenant::parse("globex").unwrap();
+        assert_eq!(
+            DocumentId::new(&acme, "a.pdf"),
+            DocumentId::new(&acme, "a.pdf")
+        );
+        assert_ne!(
+            DocumentId::new(&acme, "a.pdf"),
+            DocumentId::new(&acme, "b.pdf")
+        );
+        assert_ne!(
+            DocumentId::new(&acme, "a.pdf"),
+            DocumentId::new(&globex, "a.pdf")
+        );
+        assert!(DocumentId::parse(DocumentId::new(&acme, "a.pdf").as_str()).is_ok());
+    }
+
+    #[test]
+    fn run_id_changes_with_version_config_and_generation_only() {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let base = RunId::new(&doc, &source("v1"), "cfg-1", 0);
+        assert_eq!(base, RunId::new(&doc, &source("v1"), "cfg-1", 0));
+        for other in [
+            RunId::new(&doc, &source("v2"), "cfg-1", 0),
+            RunId::new(&doc, &source("v1"), "cfg-2", 0),
+            RunId::new(&doc, &source("v1"), "cfg-1", 1),
+        ] {
+            assert_ne!(base, other);
+        }
+        // The content hash does not name the run: the same bytes uploaded again are a new version.
+        let same_bytes_other_hash = SourceVersion {
+            version_id: "v1".into(),
+            sha256: "cd".repeat(32),
+        };
+        assert_eq!(base, RunId::new(&doc, &same_bytes_other_hash, "cfg-1", 0));
+    }
+
+    #[test]
+    fn run_id_is_a_valid_execution_name_and_knows_its_document() {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let run = RunId::new(&doc, &source("v1"), "cfg-1", 0);
+        assert!(run.as_str().len() <= 80);
+        assert!(run
+            .as_str()
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+        assert_eq!(run.document_id(), doc);
+        assert_eq!(RunId::parse(run.as_str()).unwrap(), run);
+        assert!(RunId::parse("d00-rzz").is_err());
+    }
+
+    #[test]
+    fn operation_ids_differ_per_step_and_effect_and_fit_textract_tokens() {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let run = RunId::new(&doc, &source("v1"), "cfg-1", 0);
+        let ocr = OperationId::new(&run, "ocr", None);
+        assert_eq!(ocr, OperationId::new(&run, "ocr", None));
+        assert_ne!(ocr, OperationId::new(&run, "route", None));
+        assert_ne!(ocr, OperationId::new(&run, "ocr", Some("x")));
+        assert!(ocr.as_str().len() <= 64);
+    }
+
+    #[test]
+    fn canonical_json_ignores_key_order_and_whitespace() {
+        let a: Value = serde_json::from_str(r#"{"b": [1, {"y":2,"x":1}], "a": "s"}"#).unwrap();
+        let b = json!({"a": "s", "b": [1, {"x": 1, "y": 2}]});
+        assert_eq!(canonical_json(&a), r#"{"a":"s","b":[1,{"x":1,"y":2}]}"#);
+        assert_eq!(params_fingerprint(&a), params_fingerprint(&b));
+        assert_ne!(
+            params_fingerprint(&a),
+            params_fingerprint(&json!({"a": "t"}))
+        );
+    }
+
+    #[test]
+    fn event_keys_are_decoded_plus_as_space_and_percent_escapes() {
+        assert_eq!(
+            decode_event_key("inbox/acme/my+file.pdf").unwrap(),
+            "inbox/acme/my file.pdf"
+        );
+        assert_eq!(
+            decode_event_key("inbox/acme/a%2Bb.pdf").unwrap(),
+            "inbox/acme/a+b.pdf"
+        );
+        assert_eq!(
+            decode_event_key("inbox/acme/x%2Fy.pdf").unwrap(),
+            "inbox/acme/x/y.pdf"
+        );
+        assert_eq!(
+            decode_event_key("inbox/acme/r%C3%A9sum%C3%A9.pdf").unwrap(),
+            "inbox/acme/résumé.pdf"
+        );
+        assert!(decode_event_key("inbox/acme/%zz").is_err());
+        assert!(decode_event_key("inbox/acme/%ff.pdf").is_err());
+    }
+
+    #[test]
+    fn inbox_keys_name_a_tenant_and_reject_traversal_and_empty_segments() {
+        let k = parse_inbox_key("inbox/acme/2026/inv 1.pdf").unwrap();
+        assert_eq!(k.tenant.as_str(), "acme");
+        assert_eq!(k.logical_key, "2026/inv 1.pdf");
+        for bad in [
+            "inbox/acme/../globex/x.pdf",
+            "inbox/acme//x.pdf",
+            "inbox/acme/./x.pdf",
+            "inbox//x.pdf",
+            "inbox/acme",
+            "inbox/acme/",
+            "other/acme/x.pdf",
+            "inbox/ACME/x.pdf",
+            "inbox/acme/x\u{0}.pdf",
+        ] {
+            assert!(
+                matches!(parse_inbox_key(bad), Err(Error::BadKey(_))),
+                "{bad}"
+            );
+        }
+    }
+}

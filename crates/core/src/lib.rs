@@ -1,0 +1,17 @@
+//! docket's pure domain. No AWS types and no I/O: the steps of the pipeline are written here,
+//! generic over the narrow ports of [`ports`], and tested with the in-memory adapters of
+//! [`memory`]. The AWS adapters live in `docket-aws`; the Lambdas in `lambdas/` only wire the two.
+#![warn(missing_docs)]
+
+pub mod audit;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod ids;
+pub mod memory;
+pub mod ocr;
+pub mod ports;
+pub mod steps;
+pub mod validate;
+
+pub use error::{Error, Family};

@@ -1,0 +1,257 @@
+//! Ingest: an S3 "Object Created" event for `inbox/<tenant>/...` becomes a run record and a
+//! workflow execution named by the run id, or, for an upload that cannot be a document, a
+//! quarantine copy with the reason. The raw object is never deleted or changed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{record, Context, RunInput};
+use crate::audit::AuditDraft;
+use crate::ids::{
+    decode_event_key, parse_inbox_key, sha256_hex, DocumentId, OperationId, RunId, SourceVersion,
+};
+use crate::ports::{BlobStore, Change, ObjectRef, RunRecord, RunStatus, Started, Store, Workflow};
+use crate::Error;
+
+/// The facts of an S3 "Object Created" event that ingest uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectCreated {
+    /// Bucket name.
+    pub bucket: String,
+    /// The key as the event carries it (URL-encoded).
+    pub key: String,
+    /// The new object version (absent on an unversioned bucket).
+    pub version_id: Option<String>,
+    /// S3's sequencer for the key (orders writes to one key).
+    pub sequencer: Option<String>,
+    /// The event time (RFC 3339).
+    pub time: Option<String>,
+}
+
+/// What ingest did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum IngestOutcome {
+    /// A run exists for this version and its execution was started (now or before).
+    Started {
+        /// The document.
+        document_id: DocumentId,
+        /// The run.
+        run_id: RunId,
+        /// Whether this call started the execution.
+        execution: Started,
+    },
+    /// The upload cannot be processed: copied to quarantine with the reason, and audited.
+    Quarantined {
+        /// The chain the rejection is recorded in.
+        document_id: DocumentId,
+        /// The error's stable name.
+        error: String,
+        /// The quarantine copy.
+        quarantine: ObjectRef,
+    },
+    /// Nothing to do (the event is not for an inbox upload, or the version is gone).
+    Ignored {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Recognised document types, by magic bytes.
+pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
+    const TYPES: &[(&[u8], &str)] = &[
+        (b"%PDF-", "application/pdf"),
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"II*\x00", "image/tiff"),
+        (b"MM\x00*", "image/tiff"),
+    ];
+    TYPES
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+        .map(|(_, kind)| *kind)
+}
+
+/// The smallest byte count that can hold a document of the sniffed type; anything shorter is a
+/// header with nothing behind it.
+const MIN_DOCUMENT_BYTES: usize = 16;
+
+/// Handles one event. Safe to run any number of times for the same event, concurrently too: the
+/// run record is a conditional put and the execution name is the run id.
+pub async fn handle<B: BlobStore, S: Store, W: Workflow>(
+    blobs: &B,
+    store: &S,
+    workflow: &W,
+    ctx: &Context,
+    event: &ObjectCreated,
+) -> Result<IngestOutcome, Error> {
+    if event.bucket != ctx.layout.raw_bucket {
+        return Err(Error::BadInput(format!(
+            "event for bucket {:?}, expected the raw bucket",
+            event.bucket
+        )));
+    }
+    let key = decode_event_key(&event.key)?;
+    if !key.starts_with(crate::ids::INBOX_PREFIX) {
+        return Ok(IngestOutcome::Ignored {
+            reason: "not an inbox upload".into(),
+        });
+    }
+    let version_id = event.version_id.clone().unwrap_or_else(|| "null".into());
+    let raw = ObjectRef {
+        bucket: event.bucket.clone(),
+        key: key.clone(),
+        version_id: Some(version_id.clone()),
+    };
+
+    let inbox = match parse_inbox_key(&key) {
+        Ok(inbox) => inbox,
+        Err(e) => {
+            let document = DocumentId::for_rejected_key(&key);
+            return quarantine(blobs, store, ctx, &document, &raw, e).await;
+        }
+    };
+    let document = DocumentId::new(&inbox.tenant, &inbox.logical_key);
+
+    let Some(meta) = blobs.head(&raw).await? else {
+        return Ok(IngestOutcome::Ignored {
+            reason: format!("version {version_id} no longer exists"),
+        });
+    };
+    let limit = ctx.config.limits.max_document_bytes;
+    if meta.size > limit {
+        let e = Error::DocumentTooLarge {
+            size: meta.size,
+            limit,
+        };
+        return quarantine(blobs, store, ctx, &document, &raw, e).await;
+    }
+    let bytes = blobs.get(&raw).await?;
+    if let Err(e) = check_content(&bytes) {
+        return quarantine(blobs, store, ctx, &document, &raw, e).await;
+    }
+
+    let source = SourceVersion {
+        version_id,
+        sha256: sha256_hex(&bytes),
+    };
+    let fingerprint = ctx.config.fingerprint();
+    let run_id = RunId::new(&document, &source, &fingerprint, 0);
+    let input = RunInput {
+        tenant: inbox.tenant.clone(),
+        document_id: document.clone(),
+        run_id: run_id.clone(),
+        raw: raw.clone(),
+        sha256: source.sha256.clone(),
+        source_order: source_order(event),
+        config_fingerprint: fingerprint.clone(),
+    };
+    let run = RunRecord {
+        run_id: run_id.clone(),
+        document_id: document.clone(),
+        tenant: inbox.tenant,
+        source: source.clone(),
+        raw: raw.clone(),
+        source_order: input.source_order.clone(),
+        config_fingerprint: fingerprint,
+        status: RunStatus::Started,
+        created_at: ctx.clock.now_rfc3339(),
+        outputs: BTreeMap::new(),
+        error: None,
+    };
+    let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
+        .input("raw", &source.sha256)
+        .output("raw", &raw.to_string())
+        .detail(json!({"sizeBytes": meta.size, "sourceOrder": input.source_order}));
+    // Refused(0): the run record exists, so an earlier delivery of this event got here first.
+    // Starting the execution again is harmless: its name is the run id.
+    let _ = record(store, ctx, &document, vec![Change::CreateRun(run)], draft).await?;
+
+    let input = json!({ "run": input });
+    let execution = workflow.start(&run_id, &input).await?;
+    Ok(IngestOutcome::Started {
+        document_id: document,
+        run_id,
+        execution,
+    })
+}
+
+/// Checks the bytes are a document we can process.
+pub fn check_content(bytes: &[u8]) -> Result<&'static str, Error> {
+    if bytes.is_empty() {
+        return Err(Error::EmptyDocument);
+    }
+    let kind = sniff(bytes).ok_or_else(|| {
+        Error::UnsupportedDocumentType("not a PDF, PNG, JPEG or TIFF (by magic bytes)".into())
+    })?;
+    if bytes.len() < MIN_DOCUMENT_BYTES {
+        return Err(Error::EmptyDocument);
+    }
+    Ok(kind)
+}
+
+/// Orders versions of one key: S3's sequencer where it is meaningful, behind the event time.
+/// Sequencers of one key grow with each write; they are only comparable at equal length, so they
+/// are left-padded. (LocalStack sends a constant sequencer; the event time still orders uploads
+/// that are at least a millisecond apart.)
+pub fn source_order(event: &ObjectCreated) -> String {
+    let time = event.time.clone().unwrap_or_default();
+    let sequencer = event.sequencer.clone().unwrap_or_default();
+    format!("{time:0>30}|{sequencer:0>32}")
+}
+
+async fn quarantine<B: BlobStore, S: Store>(
+    blobs: &B,
+    store: &S,
+    ctx: &Context,
+    document: &DocumentId,
+    raw: &ObjectRef,
+    error: Error,
+) -> Result<IngestOutcome, Error> {
+    let version = raw.version_id.as_deref().unwrap_or("null");
+    let target = ctx.layout.quarantine(document, version);
+    let metadata = BTreeMap::from([
+        ("docket-error".to_string(), error.name().to_string()),
+        ("docket-reason".to_string(), ascii(&error.to_string())),
+        ("docket-source-key".to_string(), ascii(&raw.key)),
+        ("docket-source-version".to_string(), version.to_string()),
+    ]);
+    // A version deleted since the event cannot be copied; the audit entry still records why.
+    let copied = match blobs.head(raw).await? {
+        Some(_) => {
+            blobs.copy(raw, &target, &metadata).await?;
+            true
+        }
+        None => false,
+    };
+    let draft = AuditDraft::new(&ctx.actor, "document.quarantined", None)
+        .operation(&OperationId::quarantine(document, version))
+        .output("raw", &raw.to_string())
+        .detail(json!({
+            "error": error.name(),
+            "reason": error.to_string(),
+            "quarantine": if copied { target.to_string() } else { String::new() },
+        }));
+    let _ = record(store, ctx, document, vec![], draft).await?;
+    Ok(IngestOutcome::Quarantined {
+        document_id: document.clone(),
+        error: error.name().to_string(),
+        quarantine: target,
+    })
+}
+
+/// S3 metadata values must be ASCII: anything else is percent-encoded.
+fn ascii(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if (0x20..0x7f).contains(&b) && b != b'%' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

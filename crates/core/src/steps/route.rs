@@ -1,0 +1,170 @@
+//! Route: write the run's `result.json`, complete the run and make it the document's current
+//! result, atomically and only if no newer source version was accepted meanwhile (then the run
+//! completes as `stale`: kept for audit, never promoted).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::{record, to_json_bytes, Context, RunInput};
+use crate::audit::AuditDraft;
+use crate::ids::{sha256_hex, OperationId};
+use crate::ports::{BlobStore, Change, DocumentRecord, ObjectRef, Refused, RunStatus, Store};
+use crate::validate::{Decision, ValidationReport};
+use crate::Error;
+
+/// How the run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Routed {
+    /// `completed` (now the document's current result) or `stale`.
+    pub status: String,
+    /// The result in the derived bucket.
+    pub result: ObjectRef,
+}
+
+/// Routes an approved run.
+pub async fn run<B: BlobStore, S: Store>(
+    blobs: &B,
+    store: &S,
+    ctx: &Context,
+    input: &RunInput,
+    report: &ObjectRef,
+) -> Result<Routed, Error> {
+    let op = OperationId::new(&input.run_id, "route", None);
+    let bytes = blobs.get(report).await?;
+    let report_hash = sha256_hex(&bytes);
+    let report: ValidationReport = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::BadInput(format!("validation report unreadable: {e}")))?;
+    if report.decision != Decision::AutoApprove {
+        return Err(Error::BadInput(format!(
+            "route called for a run that is not approved: {:?}",
+            report.decision
+        )));
+    }
+
+    let fields: BTreeMap<String, Value> = report
+        .extraction
+        .fields
+        .iter()
+        .map(|(name, field)| {
+            let name = serde_json::to_value(name).expect("field names serialize");
+            let name = name.as_str().unwrap_or_default().to_string();
+            (
+                name,
+                json!({"value": field.value, "confidence": field.confidence}),
+            )
+        })
+        .collect();
+    let result = json!({
+        "documentId": input.document_id,
+        "runId": input.run_id,
+        "tenant": input.tenant,
+        "source": {"bucket": input.raw.bucket, "key": input.raw.key,
+                   "versionId": input.raw.version_id, "sha256": input.sha256},
+        "decision": "auto_approve",
+        "fields": fields,
+        "configVersion": report.config_version,
+        "configFingerprint": input.config_fingerprint,
+    });
+    let target = ctx
+        .layout
+        .result(&input.tenant, &input.document_id, &input.run_id);
+    let result_bytes = to_json_bytes(&result);
+    let result_hash = sha256_hex(&result_bytes);
+    blobs.put(&target, result_bytes, "application/json").await?;
+
+    let finish = |to: RunStatus| Change::SetRunStatus {
+        run_id: input.run_id.clone(),
+        from: RunStatus::Started,
+        to,
+        outputs: [("result".to_string(), target.to_string())].into(),
+        error: None,
+    };
+    let draft = |action: &str| {
+        AuditDraft::new(&ctx.actor, action, Some(&input.run_id))
+            .operation(&op)
+            .input("validation", &report_hash)
+            .output("result", &target.to_string())
+            .detail(json!({"sha256": result_hash, "sourceOrder": input.source_order}))
+    };
+    let promote = Change::Promote(DocumentRecord {
+        document_id: input.document_id.clone(),
+        tenant: input.tenant.clone(),
+        current_run_id: input.run_id.clone(),
+        source_order: input.source_order.clone(),
+    });
+    let completed = vec![finish(RunStatus::Completed), promote];
+    let status = match record(
+        store,
+        ctx,
+        &input.document_id,
+        completed,
+        draft("run.completed"),
+    )
+    .await?
+    {
+        Ok(_) => RunStatus::Completed,
+        Err(Refused { index: 1 }) => {
+            // A newer version is current: this run is kept, never promoted.
+            match record(
+                store,
+                ctx,
+                &input.document_id,
+                vec![finish(RunStatus::Stale)],
+                draft("run.stale"),
+            )
+            .await?
+            {
+                Ok(_) => RunStatus::Stale,
+                Err(_) => finished_status(store, input).await?,
+            }
+        }
+        Err(_) => finished_status(store, input).await?,
+    };
+    Ok(Routed {
+        status: status.as_str().into(),
+        result: target,
+    })
+}
+
+/// The run was already moved by an earlier attempt of this step: report what it recorded.
+async fn finished_status<S: Store>(store: &S, input: &RunInput) -> Result<RunStatus, Error> {
+    let run = store
+        .run(&input.run_id)
+        .await?
+        .ok_or_else(|| Error::Internal(format!("run {} has no record", input.run_id)))?;
+    match run.status {
+        RunStatus::Completed | RunStatus::Stale => Ok(run.status),
+        other => Err(Error::Internal(format!(
+            "run {} is {} and cannot be routed",
+            input.run_id,
+            other.as_str()
+        ))),
+    }
+}
+
+/// Records that a run ended in a technical failure (the state machine's catch-all): the run shows
+/// as `failed` with the error's name instead of staying `started`. Safe to repeat.
+pub async fn fail<S: Store>(
+    store: &S,
+    ctx: &Context,
+    input: &RunInput,
+    error_name: &str,
+) -> Result<(), Error> {
+    let op = OperationId::new(&input.run_id, "fail", None);
+    let change = Change::SetRunStatus {
+        run_id: input.run_id.clone(),
+        from: RunStatus::Started,
+        to: RunStatus::Failed,
+        outputs: BTreeMap::new(),
+        error: Some(error_name.to_string()),
+    };
+    let draft = AuditDraft::new(&ctx.actor, "run.failed", Some(&input.run_id))
+        .operation(&op)
+        .detail(json!({"error": error_name}));
+    // Refused: the run is no longer `started` (it already ended one way or another).
+    let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
+    Ok(())
+}

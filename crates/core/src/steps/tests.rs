@@ -1,0 +1,560 @@
+//! The steps end to end over the in-memory ports: what the AWS tests prove against LocalStack,
+//! here with every branch and race, fast.
+
+use serde_json::Value;
+use time::macros::datetime;
+
+use super::ingest::{self, IngestOutcome, ObjectCreated};
+use super::{ocr, route, validate, Clock, Context, Layout, RunInput};
+use crate::audit::verify;
+use crate::config::PipelineConfig;
+use crate::ids::DocumentId;
+use crate::memory::{FakeOcr, MemoryBlobs, MemoryStore, MemoryWorkflow};
+use crate::ocr::OcrDocument;
+use crate::ports::{BlobStore, ObjectRef, OcrPoll, RunStatus, Started, Store};
+use crate::Error;
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+
+struct World {
+    blobs: MemoryBlobs,
+    store: MemoryStore,
+    ocr: FakeOcr,
+    workflow: MemoryWorkflow,
+    ctx: Context,
+}
+
+fn world() -> World {
+    World {
+        blobs: MemoryBlobs::default(),
+        store: MemoryStore::default(),
+        ocr: FakeOcr::default(),
+        workflow: MemoryWorkflow::default(),
+        ctx: Context {
+            layout: Layout {
+                raw_bucket: "raw".into(),
+                normalized_bucket: "normalized".into(),
+                derived_bucket: "derived".into(),
+            },
+            config: PipelineConfig::builtin(),
+            actor: "docket/test".into(),
+            clock: Clock::Fixed(datetime!(2026-11-30 12:00 UTC)),
+        },
+    }
+}
+
+fn invoice_lines(total: &str) -> Vec<String> {
+    vec![
+        "ACME Supplies Ltd".into(),
+        "12 Harbour Road, Bristol".into(),
+        "INVOICE".into(),
+        "Invoice No: INV-2026-0042".into(),
+        "Invoice Date: 2026-11-02".into(),
+        "Description Qty Price".into(),
+        "Widgets 10 123.45".into(),
+        format!("Total: EUR {total}"),
+    ]
+}
+
+fn ocr_of(lines: &[String], confidence: f64) -> OcrPoll {
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    OcrPoll::Succeeded(OcrDocument::from_lines(&lines, confidence))
+}
+
+impl World {
+    fn upload(&self, key: &str, body: &[u8], time: &str) -> ObjectCreated {
+        let version = self.blobs.upload("raw", key, body);
+        ObjectCreated {
+            bucket: "raw".into(),
+            key: key.into(),
+            version_id: Some(version),
+            sequencer: Some("0062E99A88DC407460".into()),
+            time: Some(time.into()),
+        }
+    }
+
+    async fn ingest(&self, event: &ObjectCreated) -> IngestOutcome {
+        ingest::handle(&self.blobs, &self.store, &self.workflow, &self.ctx, event)
+            .await
+            .expect("ingest")
+    }
+
+    fn input_of(&self, outcome: &IngestOutcome) -> RunInput {
+        let IngestOutcome::Started { run_id, .. } = outcome else {
+            panic!("not started: {outcome:?}");
+        };
+        let executions = self.workflow.executions.lock().unwrap();
+        serde_json::from_value(executions[run_id.as_str()]["run"].clone()).unwrap()
+    }
+
+    /// Runs the state machine's path for one run: OCR start + polls, validate, route.
+    async fn run(&self, input: &RunInput) -> Result<(String, Option<ObjectRef>), Error> {
+        let started = ocr::start(&self.ocr, &self.store, &self.ctx, input).await?;
+        let normalized = loop {
+            let polled = ocr::poll(
+                &self.ocr,
+                &self.blobs,
+                &self.store,
+                &self.ctx,
+                input,
+                &started.job_id,
+            )
+            .await?;
+            if let Some(n) = polled.normalized {
+                break n;
+            }
+        };
+        let validated =
+            validate::run(&self.blobs, &self.store, &self.ctx, input, &normalized).await?;
+        if validated.decision != "auto_approve" {
+            return Ok((validated.decision, None));
+        }
+        let routed = route::run(
+            &self.blobs,
+            &self.store,
+            &self.ctx,
+            input,
+            &validated.report,
+        )
+        .await?;
+        Ok((routed.status, Some(routed.result)))
+    }
+
+    async fn chain_of(&self, document: &DocumentId) -> Vec<String> {
+        let entries = self.store.audit_entries(document).await.unwrap();
+        verify(
+            document,
+            &entries,
+            entries.last().map(|e| e.checkpoint()).as_ref(),
+        )
+        .expect("chain verifies");
+        entries.iter().map(|e| e.draft.action.clone()).collect()
+    }
+
+    async fn json(&self, obj: &ObjectRef) -> Value {
+        serde_json::from_slice(&self.blobs.get(obj).await.unwrap()).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
+    let w = world();
+    let event = w.upload("inbox/acme/2026/inv-42.png", PNG, "2026-11-30T10:00:00Z");
+    w.ocr.results.lock().unwrap().insert(
+        "inbox/acme/2026/inv-42.png".into(),
+        ocr_of(&invoice_lines("1,234.50"), 0.97),
+    );
+    *w.ocr.pending_polls.lock().unwrap() = 2;
+
+    let outcome = w.ingest(&event).await;
+    let input = w.input_of(&outcome);
+    let (status, result) = w.run(&input).await.unwrap();
+
+    assert_eq!(status, "completed");
+    let result = w.json(&result.unwrap()).await;
+    assert_eq!(result["fields"]["invoice_number"]["value"], "INV-2026-0042");
+    assert_eq!(result["fields"]["total_amount"]["value"], "1234.50");
+    assert_eq!(result["fields"]["currency"]["value"], "EUR");
+    assert_eq!(result["fields"]["invoice_date"]["value"], "2026-11-02");
+    let run = w.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Completed);
+    assert_eq!(run.outputs.len(), 1, "{:?}", run.outputs);
+    let doc = w.store.document(&input.document_id).await.unwrap().unwrap();
+    assert_eq!(doc.current_run_id, input.run_id);
+    assert_eq!(
+        w.chain_of(&input.document_id).await,
+        [
+            "document.accepted",
+            "ocr.started",
+            "ocr.completed",
+            "validation.completed",
+            "run.completed"
+        ]
+    );
+    // Five commits for one document, each one DynamoDB write request in the AWS adapter.
+    assert_eq!(*w.store.commits.lock().unwrap(), 5);
+}
+
+#[tokio::test]
+async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_entry() {
+    let w = world();
+    let event = w.upload("inbox/acme/inv.png", PNG, "2026-11-30T10:00:00Z");
+
+    let first = w.ingest(&event).await;
+    let (second, third) = tokio::join!(w.ingest(&event), w.ingest(&event));
+
+    assert!(matches!(
+        first,
+        IngestOutcome::Started {
+            execution: Started::New,
+            ..
+        }
+    ));
+    for again in [second, third] {
+        assert!(
+            matches!(
+                again,
+                IngestOutcome::Started {
+                    execution: Started::AlreadyExists,
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
+    }
+    assert_eq!(w.workflow.executions.lock().unwrap().len(), 1);
+    assert_eq!(w.store.runs().len(), 1);
+    let input = w.input_of(&first);
+    assert_eq!(w.chain_of(&input.document_id).await, ["document.accepted"]);
+}
+
+#[tokio::test]
+async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    w.ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
+    let v1 = w.upload(key, PNG, "2026-11-30T10:00:00Z");
+    let first = w.input_of(&w.ingest(&v1).await);
+    let (_, result1) = w.run(&first).await.unwrap();
+    let mut png2 = PNG.to_vec();
+    png2.push(1);
+    let v2 = w.upload(key, &png2, "2026-11-30T10:05:00Z");
+    let second = w.input_of(&w.ingest(&v2).await);
+    let (status2, result2) = w.run(&second).await.unwrap();
+
+    assert_eq!(first.document_id, second.document_id);
+    assert_ne!(first.run_id, second.run_id);
+    assert_eq!(status2, "completed");
+    assert_ne!(result1, result2);
+    assert!(
+        w.blobs.get(&result1.unwrap()).await.is_ok(),
+        "old output kept"
+    );
+    let doc = w
+        .store
+        .document(&second.document_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(doc.current_run_id, second.run_id);
+}
+
+#[tokio::test]
+async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    w.ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
+    let old = w.input_of(&w.ingest(&w.upload(key, PNG, "2026-11-30T10:00:00Z")).await);
+    let mut newer_bytes = PNG.to_vec();
+    newer_bytes.push(7);
+    let new = w.input_of(
+        &w.ingest(&w.upload(key, &newer_bytes, "2026-11-30T10:00:01Z"))
+            .await,
+    );
+
+    let (new_status, _) = w.run(&new).await.unwrap();
+    let (old_status, _) = w.run(&old).await.unwrap();
+
+    assert_eq!(new_status, "completed");
+    assert_eq!(old_status, "stale");
+    let doc = w.store.document(&new.document_id).await.unwrap().unwrap();
+    assert_eq!(doc.current_run_id, new.run_id);
+    assert_eq!(
+        w.store.run(&old.run_id).await.unwrap().unwrap().status,
+        RunStatus::Stale
+    );
+}
+
+#[tokio::test]
+async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    w.ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
+    let input = w.input_of(&w.ingest(&w.upload(key, PNG, "2026-11-30T10:00:00Z")).await);
+    w.run(&input).await.unwrap();
+    let before = w.chain_of(&input.document_id).await.len();
+
+    let report = w
+        .ctx
+        .layout
+        .validation(&input.tenant, &input.document_id, &input.run_id);
+    let again = route::run(&w.blobs, &w.store, &w.ctx, &input, &report)
+        .await
+        .unwrap();
+    let start_again = ocr::start(&w.ocr, &w.store, &w.ctx, &input).await.unwrap();
+
+    assert_eq!(again.status, "completed");
+    assert_eq!(w.ocr.job_count(), 1, "the token found the same job");
+    assert_eq!(start_again.job_id, "job-0");
+    // The route replay wrote nothing; the ocr.started replay is not at the head any more, so the
+    // in-memory chain gains one entry (the ledger of "exactly-once effects" removes that).
+    assert_eq!(w.chain_of(&input.document_id).await.len(), before + 1);
+}
+
+#[tokio::test]
+async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
+    let w = world();
+    w.ocr.results.lock().unwrap().insert(
+        "inbox/acme/blurry.png".into(),
+        ocr_of(&invoice_lines("99.00"), 0.55),
+    );
+    let mut no_total = invoice_lines("1.00");
+    no_total.pop();
+    w.ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert("inbox/acme/no-total.png".into(), ocr_of(&no_total, 0.97));
+    let blurry = w.input_of(
+        &w.ingest(&w.upload("inbox/acme/blurry.png", PNG, "2026-11-30T10:00:00Z"))
+            .await,
+    );
+    let broken = w.input_of(
+        &w.ingest(&w.upload("inbox/acme/no-total.png", PNG, "2026-11-30T10:00:00Z"))
+            .await,
+    );
+
+    let (decision, result) = w.run(&blurry).await.unwrap();
+    let invalid = w.run(&broken).await;
+
+    assert_eq!(decision, "needs_review");
+    assert!(result.is_none());
+    assert_eq!(
+        w.store.run(&blurry.run_id).await.unwrap().unwrap().status,
+        RunStatus::AwaitingReview
+    );
+    assert!(
+        matches!(invalid, Err(Error::DocumentInvalid(_))),
+        "{invalid:?}"
+    );
+    let run = w.store.run(&broken.run_id).await.unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Invalid);
+    assert_eq!(run.error.as_deref(), Some("Business.DocumentInvalid"));
+    assert!(!w
+        .blobs
+        .keys("derived")
+        .iter()
+        .any(|k| k.ends_with("result.json")));
+}
+
+#[tokio::test]
+async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
+    let w = world();
+    w.ocr.results.lock().unwrap().insert(
+        "inbox/acme/bad.png".into(),
+        OcrPoll::Failed("BadDocumentException".into()),
+    );
+    let input = w.input_of(
+        &w.ingest(&w.upload("inbox/acme/bad.png", PNG, "2026-11-30T10:00:00Z"))
+            .await,
+    );
+
+    let outcome = w.run(&input).await;
+
+    assert!(matches!(outcome, Err(Error::OcrFailed(_))), "{outcome:?}");
+    let run = w.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(
+        (run.status, run.error.as_deref()),
+        (RunStatus::Failed, Some("Business.OcrFailed"))
+    );
+}
+
+#[tokio::test]
+async fn hostile_uploads_are_quarantined_with_their_named_error_and_audited_once() {
+    let w = world();
+    let big = vec![b'%'; (w.ctx.config.limits.max_document_bytes + 1) as usize];
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("inbox/acme/empty.pdf", vec![], "Business.EmptyDocument"),
+        (
+            "inbox/acme/header-only.pdf",
+            b"%PDF-1.7\n".to_vec(),
+            "Business.EmptyDocument",
+        ),
+        (
+            "inbox/acme/notes.pdf",
+            b"hello, this is not a pdf at all".to_vec(),
+            "Business.UnsupportedDocumentType",
+        ),
+        ("inbox/acme/huge.pdf", big, "Business.DocumentTooLarge"),
+        (
+            "inbox/acme/../globex/x.pdf",
+            PNG.to_vec(),
+            "Business.BadKey",
+        ),
+        ("inbox/acme//x.pdf", PNG.to_vec(), "Business.BadKey"),
+    ];
+    for (key, body, expected) in cases {
+        let event = w.upload(key, &body, "2026-11-30T10:00:00Z");
+
+        let outcome = w.ingest(&event).await;
+        let again = w.ingest(&event).await;
+
+        let IngestOutcome::Quarantined {
+            document_id,
+            error,
+            quarantine,
+        } = outcome
+        else {
+            panic!("{key}: not quarantined: {outcome:?}");
+        };
+        assert_eq!(error, expected, "{key}");
+        assert_eq!(
+            again,
+            IngestOutcome::Quarantined {
+                document_id: document_id.clone(),
+                error,
+                quarantine: quarantine.clone()
+            }
+        );
+        let meta = w
+            .blobs
+            .metadata("raw", &quarantine.key)
+            .expect("quarantine copy");
+        assert_eq!(meta["docket-error"], expected);
+        assert!(
+            w.blobs
+                .head(&ObjectRef::new("raw", key))
+                .await
+                .unwrap()
+                .is_some(),
+            "raw kept"
+        );
+        assert_eq!(
+            w.chain_of(&document_id).await,
+            ["document.quarantined"],
+            "{key}"
+        );
+    }
+    assert!(w.workflow.executions.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn keys_with_spaces_plus_and_unicode_are_decoded_and_accepted() {
+    let w = world();
+    for (encoded, decoded) in [
+        ("inbox/acme/my+invoice.png", "inbox/acme/my invoice.png"),
+        ("inbox/acme/a%2Bb.png", "inbox/acme/a+b.png"),
+        ("inbox/acme/r%C3%A9sum%C3%A9.png", "inbox/acme/résumé.png"),
+    ] {
+        let mut event = w.upload(decoded, PNG, "2026-11-30T10:00:00Z");
+        event.key = encoded.into();
+
+        let outcome = w.ingest(&event).await;
+
+        let input = w.input_of(&outcome);
+        assert_eq!(input.raw.key, decoded);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
+    let w = std::sync::Arc::new(world());
+    let document = DocumentId::for_rejected_key("k");
+    let tasks: Vec<_> = (0..20)
+        .map(|i| {
+            let (w, document) = (w.clone(), document.clone());
+            tokio::spawn(async move {
+                let draft = crate::audit::AuditDraft::new("t", &format!("a{i}"), None);
+                super::record(&w.store, &w.ctx, &document, vec![], draft).await
+            })
+        })
+        .collect();
+
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.push(t.await.unwrap());
+    }
+
+    // Each append either landed or gave up after contention (a transient error the ASL retries);
+    // whatever landed forms one unbroken chain.
+    let landed = outcomes.iter().filter(|r| matches!(r, Ok(Ok(_)))).count();
+    assert!(outcomes
+        .iter()
+        .all(|r| matches!(r, Ok(Ok(_)) | Err(Error::InProgress(_)))));
+    assert_eq!(w.chain_of(&document).await.len(), landed);
+}
+
+/// A store where another writer appends to the chain between our read of the head and our commit.
+struct RacingStore {
+    inner: MemoryStore,
+    raced: std::sync::atomic::AtomicBool,
+}
+
+impl Store for RacingStore {
+    async fn commit(
+        &self,
+        changes: Vec<crate::ports::Change>,
+    ) -> Result<Result<(), crate::ports::Refused>, Error> {
+        if !self.raced.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            if let Some(crate::ports::Change::Audit(ours)) = changes.last() {
+                let mut theirs = ours.clone();
+                theirs.draft.action = "someone.else".into();
+                theirs.hash = theirs.compute_hash();
+                self.inner
+                    .commit(vec![crate::ports::Change::Audit(theirs)])
+                    .await?
+                    .unwrap();
+            }
+        }
+        self.inner.commit(changes).await
+    }
+    async fn run(&self, id: &crate::ids::RunId) -> Result<Option<crate::ports::RunRecord>, Error> {
+        self.inner.run(id).await
+    }
+    async fn document(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::ports::DocumentRecord>, Error> {
+        self.inner.document(id).await
+    }
+    async fn audit_head(&self, id: &DocumentId) -> Result<Option<crate::audit::AuditEntry>, Error> {
+        self.inner.audit_head(id).await
+    }
+    async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<crate::audit::AuditEntry>, Error> {
+        self.inner.audit_entries(id).await
+    }
+}
+
+#[tokio::test]
+async fn an_append_that_loses_the_race_for_its_seq_rereads_the_head_and_lands_next() {
+    let w = world();
+    let store = RacingStore {
+        inner: MemoryStore::default(),
+        raced: false.into(),
+    };
+    let document = DocumentId::for_rejected_key("k");
+
+    let entry = super::record(
+        &store,
+        &w.ctx,
+        &document,
+        vec![],
+        crate::audit::AuditDraft::new("t", "ours", None),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+
+    let chain = store.audit_entries(&document).await.unwrap();
+    assert_eq!(entry.seq, 2);
+    assert_eq!(
+        chain
+            .iter()
+            .map(|e| e.draft.action.as_str())
+            .collect::<Vec<_>>(),
+        ["someone.else", "ours"]
+    );
+    assert_eq!(verify(&document, &chain, None), Ok(()));
+}
