@@ -1,0 +1,371 @@
+//! [`Store`] on DynamoDB: three tables, every [`Change`] a conditional write, a commit one
+//! `TransactWriteItems` (all or nothing). The conditions:
+//!
+//! - CreateRun: `attribute_not_exists(runId)`
+//! - SetRunStatus: `#status = :from`
+//! - Promote: `attribute_not_exists(documentId) OR sourceOrder <= :order`
+//! - Audit: `attribute_not_exists(seq)` (the seq is last + 1: no forks, no gaps)
+//!
+//! Audit entries are stored as the exact JSON that was hashed, next to a few plain attributes
+//! for queries; nothing updates or deletes them.
+
+use std::collections::{BTreeMap, HashMap};
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::Client;
+use docket_core::audit::AuditEntry;
+use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::ports::{Change, DocumentRecord, ObjectRef, Refused, RunRecord, RunStatus, Store};
+use docket_core::Error;
+
+use crate::errors::classify;
+
+/// Table names.
+#[derive(Debug, Clone)]
+pub struct Tables {
+    /// Runs, keyed by `runId`.
+    pub runs: String,
+    /// Documents' current results, keyed by `documentId`.
+    pub documents: String,
+    /// Audit chains, keyed by `documentId` + `seq`.
+    pub audit: String,
+}
+
+/// The DynamoDB store.
+#[derive(Debug, Clone)]
+pub struct DynamoStore {
+    client: Client,
+    tables: Tables,
+}
+
+type Item = HashMap<String, AttributeValue>;
+
+fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+fn get_s(item: &Item, name: &str) -> Result<String, Error> {
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .cloned()
+        .ok_or_else(|| Error::Internal(format!("stored item lacks string attribute {name}")))
+}
+
+fn status_from(s: &str) -> Result<RunStatus, Error> {
+    serde_json::from_value(serde_json::Value::String(s.into()))
+        .map_err(|_| Error::Internal(format!("unknown run status {s:?}")))
+}
+
+fn run_item(run: &RunRecord) -> Item {
+    let outputs: HashMap<_, _> = run.outputs.iter().map(|(k, v)| (k.clone(), s(v))).collect();
+    let mut item = HashMap::from([
+        ("runId".into(), s(run.run_id.as_str())),
+        ("documentId".into(), s(run.document_id.as_str())),
+        ("tenant".into(), s(run.tenant.as_str())),
+        ("versionId".into(), s(&run.source.version_id)),
+        ("sha256".into(), s(&run.source.sha256)),
+        ("rawBucket".into(), s(&run.raw.bucket)),
+        ("rawKey".into(), s(&run.raw.key)),
+        ("sourceOrder".into(), s(&run.source_order)),
+        ("configFingerprint".into(), s(&run.config_fingerprint)),
+        ("status".into(), s(run.status.as_str())),
+        ("createdAt".into(), s(&run.created_at)),
+        ("outputs".into(), AttributeValue::M(outputs)),
+    ]);
+    if let Some(e) = &run.error {
+        item.insert("error".into(), s(e));
+    }
+    item
+}
+
+fn run_from(item: &Item) -> Result<RunRecord, Error> {
+    let outputs = match item.get("outputs") {
+        Some(AttributeValue::M(m)) => m
+            .iter()
+            .filter_map(|(k, v)| v.as_s().ok().map(|v| (k.clone(), v.clone())))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let version_id = get_s(item, "versionId")?;
+    Ok(RunRecord {
+        run_id: RunId::parse(&get_s(item, "runId")?)?,
+        document_id: DocumentId::parse(&get_s(item, "documentId")?)?,
+        tenant: Tenant::parse(&get_s(item, "tenant")?)?,
+        source: SourceVersion {
+            version_id: version_id.clone(),
+            sha256: get_s(item, "sha256")?,
+        },
+        raw: ObjectRef {
+            bucket: get_s(item, "rawBucket")?,
+            key: get_s(item, "rawKey")?,
+            version_id: Some(version_id),
+        },
+        source_order: get_s(item, "sourceOrder")?,
+        config_fingerprint: get_s(item, "configFingerprint")?,
+        status: status_from(&get_s(item, "status")?)?,
+        created_at: get_s(item, "createdAt")?,
+        outputs,
+        error: get_s(item, "error").ok(),
+    })
+}
+
+fn audit_item(entry: &AuditEntry) -> Item {
+    let json = serde_json::to_string(entry).expect("entries serialize");
+    let mut item = HashMap::from([
+        ("documentId".into(), s(entry.document_id.as_str())),
+        ("seq".into(), AttributeValue::N(entry.seq.to_string())),
+        ("action".into(), s(&entry.draft.action)),
+        ("time".into(), s(&entry.time)),
+        ("hash".into(), s(&entry.hash)),
+        ("entry".into(), s(json)),
+    ]);
+    if let Some(run) = &entry.draft.run_id {
+        item.insert("runId".into(), s(run.as_str()));
+    }
+    item
+}
+
+fn audit_from(item: &Item) -> Result<AuditEntry, Error> {
+    serde_json::from_str(&get_s(item, "entry")?)
+        .map_err(|e| Error::Internal(format!("stored audit entry unreadable: {e}")))
+}
+
+impl DynamoStore {
+    /// A store over `tables`.
+    pub fn new(config: &aws_config::SdkConfig, tables: Tables) -> Self {
+        DynamoStore {
+            client: Client::new(config),
+            tables,
+        }
+    }
+
+    /// Table names from `RUNS_TABLE`, `DOCUMENTS_TABLE`, `AUDIT_TABLE`.
+    pub fn from_env(config: &aws_config::SdkConfig) -> Result<Self, Error> {
+        Ok(Self::new(
+            config,
+            Tables {
+                runs: crate::env("RUNS_TABLE")?,
+                documents: crate::env("DOCUMENTS_TABLE")?,
+                audit: crate::env("AUDIT_TABLE")?,
+            },
+        ))
+    }
+
+    /// The SDK client, for operator tools.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The table names.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// The runs of a document, oldest first.
+    pub async fn runs_of(&self, document: &DocumentId) -> Result<Vec<RunRecord>, Error> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.tables.runs)
+            .index_name("by-document")
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", s(document.as_str()))
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb Query runs", e))?;
+        out.items().iter().map(run_from).collect()
+    }
+
+    fn write_item(&self, change: Change) -> TransactWriteItem {
+        let put = |table: &str, item: Item, condition: &str| {
+            Put::builder()
+                .table_name(table)
+                .set_item(Some(item))
+                .condition_expression(condition)
+        };
+        match change {
+            Change::CreateRun(run) => TransactWriteItem::builder()
+                .put(
+                    put(
+                        &self.tables.runs,
+                        run_item(&run),
+                        "attribute_not_exists(runId)",
+                    )
+                    .build()
+                    .expect("complete put"),
+                )
+                .build(),
+            Change::SetRunStatus {
+                run_id,
+                from,
+                to,
+                outputs,
+                error,
+            } => {
+                let mut set = vec!["#status = :to".to_string()];
+                let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
+                let mut values = HashMap::from([
+                    (":to".to_string(), s(to.as_str())),
+                    (":from".to_string(), s(from.as_str())),
+                ]);
+                for (i, (k, v)) in outputs.into_iter().enumerate() {
+                    set.push(format!("outputs.#o{i} = :o{i}"));
+                    names.insert(format!("#o{i}"), k);
+                    values.insert(format!(":o{i}"), s(v));
+                }
+                if let Some(e) = error {
+                    set.push("#error = :error".into());
+                    names.insert("#error".into(), "error".into());
+                    values.insert(":error".into(), s(e));
+                }
+                let update = Update::builder()
+                    .table_name(&self.tables.runs)
+                    .key("runId", s(run_id.as_str()))
+                    .update_expression(format!("SET {}", set.join(", ")))
+                    .condition_expression("#status = :from")
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(Some(values))
+                    .build()
+                    .expect("complete update");
+                TransactWriteItem::builder().update(update).build()
+            }
+            Change::Promote(doc) => {
+                let item = HashMap::from([
+                    ("documentId".into(), s(doc.document_id.as_str())),
+                    ("tenant".into(), s(doc.tenant.as_str())),
+                    ("currentRunId".into(), s(doc.current_run_id.as_str())),
+                    ("sourceOrder".into(), s(&doc.source_order)),
+                ]);
+                let p = put(
+                    &self.tables.documents,
+                    item,
+                    "attribute_not_exists(documentId) OR sourceOrder <= :order",
+                )
+                .expression_attribute_values(":order", s(&doc.source_order))
+                .build()
+                .expect("complete put");
+                TransactWriteItem::builder().put(p).build()
+            }
+            Change::Audit(entry) => TransactWriteItem::builder()
+                .put(
+                    put(
+                        &self.tables.audit,
+                        audit_item(&entry),
+                        "attribute_not_exists(seq)",
+                    )
+                    .build()
+                    .expect("complete put"),
+                )
+                .build(),
+        }
+    }
+}
+
+impl Store for DynamoStore {
+    async fn commit(&self, changes: Vec<Change>) -> Result<Result<(), Refused>, Error> {
+        let items: Vec<_> = changes.into_iter().map(|c| self.write_item(c)).collect();
+        let result = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        let err = match result {
+            Ok(_) => return Ok(Ok(())),
+            Err(e) => e,
+        };
+        if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+            err.as_service_error()
+        {
+            let reasons = cancelled.cancellation_reasons();
+            if let Some(index) = reasons
+                .iter()
+                .position(|r| r.code() == Some("ConditionalCheckFailed"))
+            {
+                return Ok(Err(Refused { index }));
+            }
+            let codes: Vec<_> = reasons.iter().filter_map(|r| r.code()).collect();
+            return Err(Error::Dependency(format!(
+                "dynamodb TransactWriteItems cancelled: {codes:?}"
+            )));
+        }
+        Err(classify("dynamodb TransactWriteItems", err))
+    }
+
+    async fn run(&self, run_id: &RunId) -> Result<Option<RunRecord>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.runs)
+            .key("runId", s(run_id.as_str()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb GetItem run", e))?;
+        out.item().map(run_from).transpose()
+    }
+
+    async fn document(&self, id: &DocumentId) -> Result<Option<DocumentRecord>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.documents)
+            .key("documentId", s(id.as_str()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb GetItem document", e))?;
+        out.item()
+            .map(|item| {
+                Ok(DocumentRecord {
+                    document_id: DocumentId::parse(&get_s(item, "documentId")?)?,
+                    tenant: Tenant::parse(&get_s(item, "tenant")?)?,
+                    current_run_id: RunId::parse(&get_s(item, "currentRunId")?)?,
+                    source_order: get_s(item, "sourceOrder")?,
+                })
+            })
+            .transpose()
+    }
+
+    async fn audit_head(&self, id: &DocumentId) -> Result<Option<AuditEntry>, Error> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.tables.audit)
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", s(id.as_str()))
+            .scan_index_forward(false)
+            .limit(1)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb Query audit head", e))?;
+        out.items().first().map(audit_from).transpose()
+    }
+
+    async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<AuditEntry>, Error> {
+        let mut entries = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.tables.audit)
+                .key_condition_expression("documentId = :d")
+                .expression_attribute_values(":d", s(id.as_str()))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("dynamodb Query audit", e))?;
+            for item in out.items() {
+                entries.push(audit_from(item)?);
+            }
+            start = out.last_evaluated_key().cloned();
+            if start.is_none() {
+                return Ok(entries);
+            }
+        }
+    }
+}

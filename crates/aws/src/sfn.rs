@@ -1,0 +1,51 @@
+//! [`Workflow`] on Step Functions: the execution name is the run id, so a duplicate start is
+//! answered `ExecutionAlreadyExists`, which is success here.
+
+use aws_sdk_sfn::Client;
+use docket_core::ids::RunId;
+use docket_core::ports::{Started, Workflow};
+use docket_core::Error;
+use serde_json::Value;
+
+use crate::errors::classify;
+
+/// Executions of one state machine (or alias).
+#[derive(Debug, Clone)]
+pub struct SfnWorkflow {
+    client: Client,
+    state_machine_arn: String,
+}
+
+impl SfnWorkflow {
+    /// Starts executions of `state_machine_arn` (an alias ARN in deployments).
+    pub fn new(config: &aws_config::SdkConfig, state_machine_arn: String) -> Self {
+        SfnWorkflow {
+            client: Client::new(config),
+            state_machine_arn,
+        }
+    }
+}
+
+impl Workflow for SfnWorkflow {
+    async fn start(&self, run: &RunId, input: &Value) -> Result<Started, Error> {
+        let result = self
+            .client
+            .start_execution()
+            .state_machine_arn(&self.state_machine_arn)
+            .name(run.as_str())
+            .input(input.to_string())
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(Started::New),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_execution_already_exists()) =>
+            {
+                Ok(Started::AlreadyExists)
+            }
+            // A lost answer is safe to retry: the name makes a second start impossible.
+            Err(e) => Err(classify("states StartExecution", e)),
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The plumbing every docket Lambda shares, so each `main.rs` stays a few lines: JSON logs, the
+//! step context and adapters built once from the environment, and the error mapping that makes a
+//! taxonomy name the Lambda `errorType` (what the state machine's Retry/Catch match).
+
+use docket_aws::dynamodb::DynamoStore;
+use docket_aws::s3::S3Blobs;
+use docket_core::config::PipelineConfig;
+use docket_core::steps::{Clock, Context, Layout, RunInput};
+use docket_core::Error;
+use lambda_runtime::Diagnostic;
+use tracing::Span;
+
+/// A step error as the Lambda runtime reports it: `errorType` is the stable name.
+#[derive(Debug)]
+pub struct Failure(pub Error);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure(e)
+    }
+}
+
+impl From<Failure> for Diagnostic {
+    fn from(Failure(e): Failure) -> Diagnostic {
+        tracing::error!(error = e.name(), family = ?e.family(), "step failed: {e}");
+        Diagnostic {
+            error_type: e.name().to_string(),
+            error_message: e.to_string(),
+        }
+    }
+}
+
+/// JSON logs on stdout (CloudWatch Logs); level from `RUST_LOG` (default info). Every line
+/// carries the fields of the current span: documentId, runId and operationId (see [`span`]).
+pub fn init_tracing() {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_current_span(true)
+        .with_span_list(false)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
+/// The span a step runs in, carrying the ids every log line must have.
+pub fn span(step: &str, run: Option<&RunInput>, operation: Option<&str>) -> Span {
+    tracing::info_span!(
+        "step",
+        step,
+        documentId = run.map(|r| r.document_id.as_str()).unwrap_or(""),
+        runId = run.map(|r| r.run_id.as_str()).unwrap_or(""),
+        operationId = operation.unwrap_or(""),
+    )
+}
+
+/// What every step needs, built once per execution environment.
+pub struct Deps {
+    /// The SDK config (for adapters a step adds).
+    pub sdk: aws_config::SdkConfig,
+    /// S3.
+    pub blobs: S3Blobs,
+    /// DynamoDB.
+    pub store: DynamoStore,
+    /// Layout, pipeline config, actor, clock.
+    pub ctx: Context,
+}
+
+impl Deps {
+    /// From the environment: `RAW_BUCKET`, `NORMALIZED_BUCKET`, `DERIVED_BUCKET`, the table
+    /// names, `DOCKET_ACTOR` (default `docket/<function name>`).
+    pub async fn from_env() -> Result<Deps, Error> {
+        let sdk = docket_aws::load_config().await;
+        let actor = std::env::var("DOCKET_ACTOR").unwrap_or_else(|_| {
+            format!(
+                "docket/{}",
+                std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "unknown".into())
+            )
+        });
+        let ctx = Context {
+            layout: Layout {
+                raw_bucket: docket_aws::env("RAW_BUCKET")?,
+                normalized_bucket: docket_aws::env("NORMALIZED_BUCKET")?,
+                derived_bucket: docket_aws::env("DERIVED_BUCKET")?,
+            },
+            config: PipelineConfig::builtin(),
+            actor,
+            clock: Clock::System,
+        };
+        Ok(Deps {
+            blobs: S3Blobs::new(&sdk),
+            store: DynamoStore::from_env(&sdk)?,
+            sdk,
+            ctx,
+        })
+    }
+}
+
+/// Parses a step's payload, naming what is wrong (never echoing the payload itself).
+pub fn parse<T: serde::de::DeserializeOwned>(payload: serde_json::Value) -> Result<T, Error> {
+    serde_json::from_value(payload).map_err(|e| Error::BadInput(format!("payload: {e}")))
+}
+
+/// Serializes a step's answer.
+pub fn answer<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, Failure> {
+    serde_json::to_value(value).map_err(|e| Failure(Error::Internal(e.to_string())))
+}

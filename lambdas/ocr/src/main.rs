@@ -1,0 +1,56 @@
+//! ocr: starts the Textract job of a run (`action: start`) and polls it (`action: poll`), writing
+//! the normalized OCR when it is done. See `docket_core::steps::ocr`.
+
+use docket_aws::textract::TextractOcr;
+use docket_core::steps::{ocr, RunInput};
+use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use lambda_runtime::{service_fn, LambdaEvent};
+use serde::Deserialize;
+use serde_json::Value;
+use tracing::Instrument;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    init_tracing();
+    let deps = Deps::from_env().await?;
+    let textract = TextractOcr::new(&deps.sdk);
+    let (deps, textract) = (&deps, &textract);
+    lambda_runtime::run(service_fn(move |ev| handler(deps, textract, ev))).await
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+enum Request {
+    Start {
+        run: RunInput,
+    },
+    Poll {
+        run: RunInput,
+        #[serde(rename = "jobId")]
+        job_id: String,
+    },
+}
+
+async fn handler(
+    deps: &Deps,
+    textract: &TextractOcr,
+    ev: LambdaEvent<Value>,
+) -> Result<Value, Failure> {
+    match parse(ev.payload)? {
+        Request::Start { run } => {
+            let op = ocr::operation(&run);
+            let started = ocr::start(textract, &deps.store, &deps.ctx, &run)
+                .instrument(span("ocr.start", Some(&run), Some(op.as_str())))
+                .await?;
+            tracing::info!(jobId = %started.job_id, "ocr job started");
+            answer(&started)
+        }
+        Request::Poll { run, job_id } => {
+            let op = ocr::operation(&run);
+            let polled = ocr::poll(textract, &deps.blobs, &deps.store, &deps.ctx, &run, &job_id)
+                .instrument(span("ocr.poll", Some(&run), Some(op.as_str())))
+                .await?;
+            answer(&polled)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! route: writes an approved run's result and makes it the document's current one (or records
+//! it as stale); `action: fail` records a run that ended in a technical failure.
+//! See `docket_core::steps::route`.
+
+use docket_core::ids::OperationId;
+use docket_core::ports::ObjectRef;
+use docket_core::steps::{route, RunInput};
+use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use lambda_runtime::{service_fn, LambdaEvent};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tracing::Instrument;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    init_tracing();
+    let deps = Deps::from_env().await?;
+    let deps = &deps;
+    lambda_runtime::run(service_fn(move |ev| handler(deps, ev))).await
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+enum Request {
+    Route { run: RunInput, report: ObjectRef },
+    Fail { run: RunInput, error: CaughtError },
+}
+
+/// What a Catch puts at `ResultPath` (`Error`, `Cause`); only the name is recorded.
+#[derive(Deserialize)]
+struct CaughtError {
+    #[serde(rename = "Error")]
+    error: String,
+}
+
+async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> {
+    match parse(ev.payload)? {
+        Request::Route { run, report } => {
+            let op = OperationId::new(&run.run_id, "route", None);
+            let routed = route::run(&deps.blobs, &deps.store, &deps.ctx, &run, &report)
+                .instrument(span("route", Some(&run), Some(op.as_str())))
+                .await?;
+            tracing::info!(status = %routed.status, "routed");
+            answer(&routed)
+        }
+        Request::Fail { run, error } => {
+            let op = OperationId::new(&run.run_id, "fail", None);
+            route::fail(&deps.store, &deps.ctx, &run, &error.error)
+                .instrument(span("route.fail", Some(&run), Some(op.as_str())))
+                .await?;
+            Ok(json!({"status": "failed", "error": error.error}))
+        }
+    }
+}

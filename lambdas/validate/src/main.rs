@@ -1,0 +1,34 @@
+//! validate: extraction and validation of a run's normalized OCR; the report goes to the derived
+//! bucket. See `docket_core::steps::validate`.
+
+use docket_core::ids::OperationId;
+use docket_core::ports::ObjectRef;
+use docket_core::steps::{validate, RunInput};
+use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use lambda_runtime::{service_fn, LambdaEvent};
+use serde::Deserialize;
+use serde_json::Value;
+use tracing::Instrument;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    init_tracing();
+    let deps = Deps::from_env().await?;
+    let deps = &deps;
+    lambda_runtime::run(service_fn(move |ev| handler(deps, ev))).await
+}
+
+#[derive(Deserialize)]
+struct Request {
+    run: RunInput,
+    normalized: ObjectRef,
+}
+
+async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> {
+    let Request { run, normalized } = parse(ev.payload)?;
+    let op = OperationId::new(&run.run_id, "validate", None);
+    let validated = validate::run(&deps.blobs, &deps.store, &deps.ctx, &run, &normalized)
+        .instrument(span("validate", Some(&run), Some(op.as_str())))
+        .await?;
+    answer(&validated)
+}

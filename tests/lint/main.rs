@@ -1,0 +1,199 @@
+//! Lints the state machines as data, against the rules of shared/DESIGN.md "State machines" and
+//! the error taxonomy of `docket_core::error`. No AWS needed (LocalStack's
+//! ValidateStateMachineDefinition is checked in the pipeline tests).
+
+use std::path::PathBuf;
+
+use docket_core::error::ALL_NAMES;
+use serde_json::Value;
+
+/// Lambda service errors AWS recommends retrying on `lambda:invoke` Tasks.
+const LAMBDA_SERVICE_ERRORS: &[&str] = &[
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+];
+
+/// Names a Retry may list: transient ones, Lambda service errors, and the ambiguous outcome whose
+/// retry is the reconciliation.
+fn retryable(name: &str) -> bool {
+    LAMBDA_SERVICE_ERRORS.contains(&name)
+        || name.starts_with("Transient.")
+        || name == "Ambiguous.OutcomeUnknown"
+}
+
+fn machines() -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../statemachines");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("statemachines/") {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".asl.json") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+            out.push((
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                value,
+            ));
+        }
+    }
+    assert!(!out.is_empty(), "no state machines found");
+    out
+}
+
+/// Every problem in one state machine, as "State: problem" lines.
+fn lint(asl: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let states = asl["States"].as_object().expect("States");
+    for (name, state) in states {
+        let mut problem = |p: String| problems.push(format!("{name}: {p}"));
+        if state["Type"] != "Task" {
+            continue;
+        }
+        if !state["TimeoutSeconds"].is_u64() && !state["TimeoutSecondsPath"].is_string() {
+            problem("Task without TimeoutSeconds".into());
+        }
+        let resource = state["Resource"].as_str().unwrap_or_default();
+        if resource.ends_with(".waitForTaskToken") && !state["HeartbeatSeconds"].is_u64() {
+            problem("callback Task without HeartbeatSeconds".into());
+        }
+        let retries = state["Retry"].as_array().cloned().unwrap_or_default();
+        if retries.is_empty() {
+            problem("Task without Retry".into());
+        }
+        for retry in &retries {
+            for key in [
+                "IntervalSeconds",
+                "MaxAttempts",
+                "BackoffRate",
+                "MaxDelaySeconds",
+            ] {
+                if retry.get(key).is_none() {
+                    problem(format!("Retry without {key}"));
+                }
+            }
+            if retry["JitterStrategy"] != "FULL" {
+                problem("Retry without JitterStrategy FULL".into());
+            }
+            if retry["MaxAttempts"]
+                .as_u64()
+                .is_none_or(|n| n == 0 || n > 10)
+            {
+                problem("Retry MaxAttempts must be 1..=10".into());
+            }
+            for error in retry["ErrorEquals"].as_array().into_iter().flatten() {
+                let error = error.as_str().unwrap_or_default();
+                if !retryable(error) {
+                    problem(format!("Retry on non-transient error {error}"));
+                }
+            }
+        }
+        let catches = state["Catch"].as_array().cloned().unwrap_or_default();
+        if catches.is_empty() {
+            problem("Task without Catch".into());
+        }
+        for catch in &catches {
+            if !catch["ResultPath"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("$."))
+            {
+                problem("Catch must keep the input and put the error under ResultPath".into());
+            }
+            for error in catch["ErrorEquals"].as_array().into_iter().flatten() {
+                let error = error.as_str().unwrap_or_default();
+                let known = error == "States.ALL" || ALL_NAMES.contains(&error);
+                if !known {
+                    problem(format!("Catch on {error}, which is not in the taxonomy"));
+                }
+            }
+        }
+        if let Some(last) = catches.last() {
+            if last["ErrorEquals"] != serde_json::json!(["States.ALL"]) {
+                problem("the last Catch must be States.ALL".into());
+            }
+        }
+    }
+    // Every name the ASL throws or matches must be one the Rust side can produce.
+    let text = asl.to_string();
+    for family in [
+        "Transient.",
+        "Business.",
+        "Ambiguous.",
+        "Conflict.",
+        "Fatal.",
+    ] {
+        for (i, _) in text.match_indices(family) {
+            let name: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect();
+            if !ALL_NAMES.contains(&name.as_str()) {
+                problems.push(format!("unknown error name {name}"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_state_machine_follows_the_retry_catch_and_timeout_rules() {
+    for (file, asl) in machines() {
+        let problems = lint(&asl);
+        assert!(problems.is_empty(), "{file}:\n  {}", problems.join("\n  "));
+    }
+}
+
+#[test]
+fn the_linter_catches_each_rule_it_enforces() {
+    let bad = serde_json::json!({
+        "StartAt": "A",
+        "States": {
+            "A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                  "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 99,
+                             "BackoffRate": 2}],
+                  "Catch": [{"ErrorEquals": ["Business.Nope"], "Next": "B"}],
+                  "End": true},
+            "B": {"Type": "Fail"}
+        }
+    });
+
+    let problems = lint(&bad).join("\n");
+
+    for expected in [
+        "A: Task without TimeoutSeconds",
+        "A: Retry without MaxDelaySeconds",
+        "A: Retry without JitterStrategy FULL",
+        "A: Retry MaxAttempts must be 1..=10",
+        "A: Retry on non-transient error States.ALL",
+        "A: Catch must keep the input",
+        "A: Catch on Business.Nope",
+        "A: the last Catch must be States.ALL",
+        "unknown error name Business.Nope",
+    ] {
+        assert!(
+            problems.contains(expected),
+            "missing {expected:?} in\n{problems}"
+        );
+    }
+}
+
+#[test]
+fn business_errors_are_caught_by_name_and_never_retried() {
+    for (file, asl) in machines() {
+        let text = asl.to_string();
+        for name in ["Business.DocumentInvalid", "Business.OcrFailed"] {
+            assert!(text.contains(name), "{file}: {name} is not handled by name");
+        }
+        let states = asl["States"].as_object().unwrap();
+        for (state, body) in states {
+            for retry in body["Retry"].as_array().into_iter().flatten() {
+                let listed = retry["ErrorEquals"].to_string();
+                assert!(
+                    !listed.contains("Business."),
+                    "{file}/{state} retries a business error"
+                );
+            }
+        }
+    }
+}
