@@ -22,5 +22,10 @@ trap stop EXIT
 
 cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
 
+echo "test-local: deploying the stack to LocalStack" >&2
+scripts/package.sh --target local
+scripts/deploy.sh --local >/dev/null
+cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
+
 stop; started=""
 tests/localstack_lifecycle.sh

@@ -1,1 +1,3 @@
-//! Shared helpers live in the test binaries; this library is intentionally empty.
+//! Helpers shared by the end-to-end test binaries (`localaws`, `pipeline`) and benches.
+
+pub mod render;

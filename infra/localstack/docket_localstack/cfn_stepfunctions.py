@@ -56,6 +56,9 @@ VERSION_SCHEMA = {
     "createOnlyProperties": [
         "/properties/StateMachineArn",
         "/properties/StateMachineRevisionId",
+        # As in AWS's schema: a new Description publishes a new version (deploy.sh passes the
+        # definition's hash there, since StateMachineRevisionId does not resolve here).
+        "/properties/Description",
     ],
     "primaryIdentifier": ["/properties/Arn"],
 }

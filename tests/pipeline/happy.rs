@@ -1,0 +1,164 @@
+//! Generated invoices through the whole pipeline.
+
+use docket_core::ids::DocumentId;
+
+use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+
+/// Runs one upload to its result and checks that the result, the run record, the execution
+/// history and the audit trail agree.
+async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>) -> DocumentId {
+    let document = Stack::document_id(tenant, name);
+    let version = stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
+
+    let runs = stack.wait_for_runs(&document, 1).await;
+
+    let run = &runs[0];
+    assert_eq!(s(run, "status"), "completed", "{run:?}");
+    assert_eq!(s(run, "versionId"), version);
+    let run_id = s(run, "runId");
+    let result_ptr = run["outputs"].as_m().unwrap()["result"]
+        .as_s()
+        .unwrap()
+        .clone();
+    let result = stack.json(&result_ptr).await;
+    let fields = &result["fields"];
+    assert_eq!(
+        fields["invoice_number"]["value"], "INV-2026-0042",
+        "{result}"
+    );
+    assert_eq!(fields["total_amount"]["value"], "1234.50");
+    assert_eq!(fields["currency"]["value"], "EUR");
+    assert_eq!(fields["invoice_date"]["value"], "2026-11-02");
+    assert_eq!(fields["issuer"]["value"], "Northwind Traders Ltd");
+    assert_eq!(result["runId"], run_id.as_str());
+    assert_eq!(result["source"]["versionId"], version.as_str());
+
+    assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
+    let history = stack.history(&run_id).await;
+    let entered: Vec<_> = history
+        .iter()
+        .filter_map(|e| e.state_entered_event_details())
+        .map(|d| d.name().to_string())
+        .collect();
+    assert!(history
+        .iter()
+        .any(|e| e.r#type().as_str() == "ExecutionSucceeded"));
+    assert_eq!(entered.first().map(String::as_str), Some("StartOcr"));
+    assert!(
+        entered.ends_with(&[
+            "Validate".into(),
+            "Decide".into(),
+            "Route".into(),
+            "Done".into()
+        ]),
+        "{entered:?}"
+    );
+
+    let chain = stack.audit(&document).await;
+    let actions: Vec<_> = chain.iter().map(|e| e.draft.action.as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "document.accepted",
+            "ocr.started",
+            "ocr.completed",
+            "validation.completed",
+            "run.completed"
+        ]
+    );
+    assert!(chain
+        .iter()
+        .all(|e| e.draft.run_id.as_ref().map(|r| r.as_str()) == Some(run_id.as_str())));
+    let completed = chain.last().unwrap();
+    assert_eq!(completed.draft.output_pointers["result"], result_ptr);
+    document
+}
+
+#[tokio::test]
+async fn a_generated_pdf_invoice_ends_as_result_json_with_its_fields() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let pdf = invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50"));
+
+    assert_processed(&stack, &tenant, "2026/invoice-42.pdf", pdf).await;
+}
+
+#[tokio::test]
+async fn a_generated_png_invoice_ends_as_result_json_with_its_fields() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let png = docket_e2e::render::png_of(&invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")));
+
+    assert_processed(&stack, &tenant, "scans/invoice 42+copy é.png", png).await;
+}
+
+#[tokio::test]
+async fn a_new_upload_of_the_same_key_is_a_new_run_and_the_old_outputs_stay() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let document = assert_processed(
+        &stack,
+        &tenant,
+        "inv.pdf",
+        invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
+    )
+    .await;
+    let first = stack.runs(&document).await;
+
+    stack
+        .upload(
+            &format!("inbox/{tenant}/inv.pdf"),
+            invoice_pdf(&invoice_lines("INV-2026-0043", "99.00")),
+        )
+        .await;
+    let runs = stack.wait_for_runs(&document, 2).await;
+
+    let first_id = s(&first[0], "runId");
+    let second = runs
+        .iter()
+        .find(|r| s(r, "runId") != first_id)
+        .expect("a second run");
+    assert_eq!(s(second, "status"), "completed");
+    let results = stack
+        .keys(stack.out("DerivedBucket"), &format!("{tenant}/{document}/"))
+        .await;
+    let result_count = results
+        .iter()
+        .filter(|k| k.ends_with("/result.json"))
+        .count();
+    assert_eq!(result_count, 2, "both runs' results are kept: {results:?}");
+    let current = stack
+        .dynamodb
+        .get_item()
+        .table_name(stack.out("DocumentsTable"))
+        .key(
+            "documentId",
+            aws_sdk_dynamodb::types::AttributeValue::S(document.to_string()),
+        )
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(current["currentRunId"].as_s().unwrap(), &s(second, "runId"));
+}
+
+#[tokio::test]
+async fn the_state_machine_definition_is_valid_for_step_functions() {
+    let stack = Stack::load().await;
+    let definition = include_str!("../../statemachines/document-pipeline.asl.json")
+        .replace("${OcrFunctionArn}", stack.out("OcrFunctionArn"))
+        .replace("${ValidateFunctionArn}", stack.out("ValidateFunctionArn"))
+        .replace("${RouteFunctionArn}", stack.out("RouteFunctionArn"));
+
+    let out = stack
+        .sfn
+        .validate_state_machine_definition()
+        .definition(definition)
+        .send()
+        .await
+        .expect("ValidateStateMachineDefinition");
+
+    assert_eq!(out.result().as_str(), "OK", "{:?}", out.diagnostics());
+}

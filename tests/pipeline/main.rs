@@ -1,0 +1,11 @@
+//! The pipeline end to end (issue "The pipeline end to end"): documents dropped in the inbox of the
+//! stack deployed to LocalStack (`scripts/test-local.sh` deploys it) come out as `result.json`.
+
+mod duplicates;
+mod happy;
+mod hostile;
+mod privacy;
+mod stack;
+#[allow(dead_code)]
+#[path = "../localaws/util.rs"]
+mod util;

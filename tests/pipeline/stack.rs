@@ -1,0 +1,271 @@
+//! The deployed stack under test: its outputs (written by `scripts/deploy.sh --local`), clients,
+//! and the waits and reads the tests share.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use docket_core::audit::{verify, AuditEntry};
+use docket_core::ids::{DocumentId, Tenant};
+use serde_json::Value;
+
+use crate::util;
+
+/// How long a document may take through the pipeline before a test gives up.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
+
+pub struct Stack {
+    pub outputs: BTreeMap<String, String>,
+    pub s3: aws_sdk_s3::Client,
+    pub sfn: aws_sdk_sfn::Client,
+    pub dynamodb: aws_sdk_dynamodb::Client,
+    pub lambda: aws_sdk_lambda::Client,
+    pub logs: aws_sdk_cloudwatchlogs::Client,
+}
+
+impl Stack {
+    /// Reads the outputs of the deployed stack (`DOCKET_STACK_OUTPUTS`, else
+    /// `$DOCKET_LOCAL_DIR/stack-outputs.json`, else `.localstack/stack-outputs.json`).
+    pub async fn load() -> Stack {
+        let path = std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
+            let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
+                util::workspace_root()
+                    .join(".localstack")
+                    .to_string_lossy()
+                    .into_owned()
+            });
+            format!("{dir}/stack-outputs.json")
+        });
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}; deploy first (make deploy-local)"));
+        let outputs = serde_json::from_str(&text).expect("outputs JSON");
+        let cfg = util::aws().await;
+        Stack {
+            outputs,
+            s3: util::s3(&cfg),
+            sfn: aws_sdk_sfn::Client::new(&cfg),
+            dynamodb: aws_sdk_dynamodb::Client::new(&cfg),
+            lambda: aws_sdk_lambda::Client::new(&cfg),
+            logs: aws_sdk_cloudwatchlogs::Client::new(&cfg),
+        }
+    }
+
+    pub fn out(&self, name: &str) -> &str {
+        self.outputs
+            .get(name)
+            .unwrap_or_else(|| panic!("stack output {name} missing"))
+    }
+
+    /// Uploads to the raw bucket; returns the version id.
+    pub async fn upload(&self, key: &str, body: Vec<u8>) -> String {
+        let out = self
+            .s3
+            .put_object()
+            .bucket(self.out("RawBucket"))
+            .key(key)
+            .body(body.into())
+            .send()
+            .await
+            .expect("upload");
+        out.version_id()
+            .expect("raw bucket is versioned")
+            .to_string()
+    }
+
+    /// The document id the pipeline derives for `inbox/<tenant>/<logical>`.
+    pub fn document_id(tenant: &str, logical: &str) -> DocumentId {
+        DocumentId::new(&Tenant::parse(tenant).unwrap(), logical)
+    }
+
+    /// The run records of a document (newest last by createdAt).
+    pub async fn runs(&self, document: &DocumentId) -> Vec<BTreeMap<String, AttributeValue>> {
+        let out = self
+            .dynamodb
+            .query()
+            .table_name(self.out("RunsTable"))
+            .index_name("by-document")
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", AttributeValue::S(document.to_string()))
+            .send()
+            .await
+            .expect("query runs");
+        out.items()
+            .iter()
+            .map(|i| i.clone().into_iter().collect())
+            .collect()
+    }
+
+    /// Waits until the document has `count` runs, none of them `started` (bounded).
+    pub async fn wait_for_runs(
+        &self,
+        document: &DocumentId,
+        count: usize,
+    ) -> Vec<BTreeMap<String, AttributeValue>> {
+        let deadline = Instant::now() + RUN_DEADLINE;
+        loop {
+            let runs = self.runs(document).await;
+            let finished = runs.iter().filter(|r| s(r, "status") != "started").count();
+            if runs.len() >= count && finished == runs.len() {
+                return runs;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "document {document}: {} runs, {finished} finished after {RUN_DEADLINE:?}",
+                runs.len()
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// Waits until the document's audit chain has an entry with `action` (bounded).
+    pub async fn wait_for_action(&self, document: &DocumentId, action: &str) -> Vec<AuditEntry> {
+        let deadline = Instant::now() + RUN_DEADLINE;
+        loop {
+            let chain = self.audit(document).await;
+            if chain.iter().any(|e| e.draft.action == action) {
+                return chain;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "document {document}: no {action} after {RUN_DEADLINE:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// The document's audit chain, verified.
+    pub async fn audit(&self, document: &DocumentId) -> Vec<AuditEntry> {
+        let out = self
+            .dynamodb
+            .query()
+            .table_name(self.out("AuditTable"))
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", AttributeValue::S(document.to_string()))
+            .consistent_read(true)
+            .send()
+            .await
+            .expect("query audit");
+        let chain: Vec<AuditEntry> = out
+            .items()
+            .iter()
+            .map(|i| serde_json::from_str(i["entry"].as_s().unwrap()).unwrap())
+            .collect();
+        verify(document, &chain, None).expect("the audit chain verifies");
+        chain
+    }
+
+    /// The execution named `run_id` (started through the alias).
+    pub fn execution_arn(&self, run_id: &str) -> String {
+        let machine = self
+            .out("StateMachineArn")
+            .replace(":stateMachine:", ":execution:");
+        format!("{machine}:{run_id}")
+    }
+
+    /// Waits until the execution named `run_id` has ended (bounded); returns its status.
+    pub async fn wait_for_execution(&self, run_id: &str) -> String {
+        let deadline = Instant::now() + RUN_DEADLINE;
+        loop {
+            let out = self
+                .sfn
+                .describe_execution()
+                .execution_arn(self.execution_arn(run_id))
+                .send()
+                .await
+                .expect("describe execution");
+            let status = out.status().as_str().to_string();
+            if status != "RUNNING" {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "execution {run_id} still running"
+            );
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+
+    /// Every event of an execution's history, with execution data.
+    pub async fn history(&self, run_id: &str) -> Vec<aws_sdk_sfn::types::HistoryEvent> {
+        let mut events = Vec::new();
+        let mut next = None;
+        loop {
+            let out = self
+                .sfn
+                .get_execution_history()
+                .execution_arn(self.execution_arn(run_id))
+                .include_execution_data(true)
+                .set_next_token(next)
+                .send()
+                .await
+                .expect("execution history");
+            events.extend(out.events().iter().cloned());
+            next = out.next_token().map(str::to_string);
+            if next.is_none() {
+                return events;
+            }
+        }
+    }
+
+    /// A JSON object from a bucket named by stack output `bucket_output`.
+    pub async fn json(&self, pointer: &str) -> Value {
+        let rest = pointer.strip_prefix("s3://").expect("s3 pointer");
+        let (bucket, key) = rest.split_once('/').unwrap();
+        let out = self
+            .s3
+            .get_object()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{pointer}: {e:?}"));
+        serde_json::from_slice(&out.body.collect().await.unwrap().into_bytes()).unwrap()
+    }
+
+    /// Keys under a prefix of a bucket.
+    pub async fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
+        let out = self
+            .s3
+            .list_objects_v2()
+            .bucket(bucket)
+            .prefix(prefix)
+            .send()
+            .await
+            .expect("list");
+        out.contents()
+            .iter()
+            .filter_map(|o| o.key().map(str::to_string))
+            .collect()
+    }
+}
+
+/// A string attribute of an item.
+pub fn s(item: &BTreeMap<String, AttributeValue>, name: &str) -> String {
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A fresh tenant for one test, so tests never see each other's documents.
+pub fn tenant() -> String {
+    util::unique("t").to_lowercase()
+}
+
+/// An invoice page with known fields.
+pub fn invoice_lines(number: &str, total: &str) -> Vec<String> {
+    vec![
+        "Northwind Traders Ltd".into(),
+        "INVOICE".into(),
+        format!("Invoice No: {number}"),
+        "Invoice Date: 2026-11-02".into(),
+        "Widgets 10 x 12.50".into(),
+        format!("Total: EUR {total}"),
+    ]
+}
+
+/// The invoice as a one-page PDF.
+pub fn invoice_pdf(lines: &[String]) -> Vec<u8> {
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    docket_e2e::render::pdf(&[&lines])
+}
