@@ -10,7 +10,7 @@ STACK ?=
 REGION ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help setup localstack-up localstack-down localstack-logs localstack-status \
+.PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
         build package-local deploy-local deploy cfn-lint
 
@@ -59,11 +59,18 @@ test-unit: setup ## unit tests (no AWS needed)
 	scripts/localstack.sh install
 	cd infra/localstack && ../../.venv/bin/python -m unittest discover -s tests
 	cargo test --workspace --lib --bins
+	cargo test -p docket-e2e --test lint
 
 test-local: setup ## end-to-end tests against LocalStack (starts and stops it)
 	scripts/test-local.sh
 
+demo: setup ## start the local AWS, deploy, run the sample documents through the pipeline, show the results
+	scripts/demo.sh
+
 test: lint test-unit test-local ## everything CI runs: lint, unit tests, LocalStack tests
+
+bench: setup ## pipeline benchmark: per-document transitions/invocations/writes, 20 documents at once
+	scripts/bench.sh
 
 bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time
 	scripts/bench-local.sh

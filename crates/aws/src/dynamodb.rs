@@ -177,6 +177,30 @@ impl DynamoStore {
         out.items().iter().map(run_from).collect()
     }
 
+    /// Every document that has an audit chain (a full scan: an operator tool, not a hot path).
+    pub async fn audited_documents(&self) -> Result<Vec<DocumentId>, Error> {
+        let mut ids = std::collections::BTreeSet::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let out = self
+                .client
+                .scan()
+                .table_name(&self.tables.audit)
+                .projection_expression("documentId")
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("dynamodb Scan audit", e))?;
+            for item in out.items() {
+                ids.insert(DocumentId::parse(&get_s(item, "documentId")?)?);
+            }
+            start = out.last_evaluated_key().cloned();
+            if start.is_none() {
+                return Ok(ids.into_iter().collect());
+            }
+        }
+    }
+
     fn write_item(&self, change: Change) -> TransactWriteItem {
         let put = |table: &str, item: Item, condition: &str| {
             Put::builder()

@@ -1,0 +1,62 @@
+//! `docket`: the operator CLI. Every command has `--help` and `--output json`.
+
+mod audit;
+mod show;
+mod stack;
+mod upload;
+mod wait;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Operate a docket deployment: upload documents, follow their runs, read and verify the audit log.
+#[derive(Parser)]
+#[command(name = "docket", version)]
+struct Cli {
+    /// The stack's outputs (JSON written by scripts/deploy.sh).
+    #[arg(
+        long,
+        global = true,
+        env = "DOCKET_STACK_OUTPUTS",
+        default_value = ".localstack/stack-outputs.json"
+    )]
+    outputs: std::path::PathBuf,
+    /// How to print results.
+    #[arg(long, global = true, value_enum, default_value_t = Output::Text)]
+    output: Output,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Output format.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// For people.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Upload a file to the inbox of a tenant.
+    Upload(upload::Args),
+    /// Wait until documents' runs have finished, showing progress.
+    Wait(wait::Args),
+    /// Show a document: its runs and current result.
+    Show(show::Args),
+    /// Read and verify audit chains.
+    #[command(subcommand)]
+    Audit(audit::Command),
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let stack = stack::Stack::load(&cli.outputs).await?;
+    match cli.command {
+        Command::Upload(args) => upload::run(&stack, args, cli.output).await,
+        Command::Wait(args) => wait::run(&stack, args, cli.output).await,
+        Command::Show(args) => show::run(&stack, args, cli.output).await,
+        Command::Audit(command) => audit::run(&stack, command, cli.output).await,
+    }
+}

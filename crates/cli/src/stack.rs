@@ -1,0 +1,59 @@
+//! The deployment a command talks to: its outputs and clients.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context;
+use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::s3::S3Blobs;
+
+pub struct Stack {
+    pub outputs: BTreeMap<String, String>,
+    pub blobs: S3Blobs,
+    pub store: DynamoStore,
+}
+
+impl Stack {
+    pub async fn load(path: &Path) -> anyhow::Result<Stack> {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "reading {} (deploy first: make deploy-local)",
+                path.display()
+            )
+        })?;
+        let outputs: BTreeMap<String, String> =
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let sdk = docket_aws::load_config().await;
+        let get = |name: &str| {
+            outputs
+                .get(name)
+                .cloned()
+                .with_context(|| format!("stack output {name} missing in {}", path.display()))
+        };
+        let tables = Tables {
+            runs: get("RunsTable")?,
+            documents: get("DocumentsTable")?,
+            audit: get("AuditTable")?,
+        };
+        Ok(Stack {
+            blobs: S3Blobs::new(&sdk),
+            store: DynamoStore::new(&sdk, tables),
+            outputs,
+        })
+    }
+
+    pub fn out(&self, name: &str) -> anyhow::Result<&str> {
+        self.outputs
+            .get(name)
+            .map(String::as_str)
+            .with_context(|| format!("stack output {name} missing"))
+    }
+}
+
+/// Prints `value` as JSON, or `text` for people.
+pub fn print(output: crate::Output, value: &serde_json::Value, text: impl FnOnce() -> String) {
+    match output {
+        crate::Output::Json => println!("{}", serde_json::to_string_pretty(value).unwrap()),
+        crate::Output::Text => println!("{}", text()),
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Pipeline benchmark (figures, not pass/fail): deploys the stack to a LocalStack of its own (spare
+# port and state dir, so request counts are not mixed with anything else) and runs
+# tests/benches/pipeline.rs against it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export LOCALSTACK_PORT=${BENCH_PORT:-4569}
+export DOCKET_LOCAL_DIR
+DOCKET_LOCAL_DIR=$(mktemp -d /tmp/docket-bench.XXXXXX)
+trap 'scripts/localstack.sh down >/dev/null 2>&1 || true; rm -rf "$DOCKET_LOCAL_DIR"' EXIT
+
+scripts/localstack.sh up
+scripts/package.sh --target local
+scripts/deploy.sh --local >/dev/null
+export AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" AWS_ACCESS_KEY_ID=test \
+  AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
+  DOCKET_STACK_OUTPUTS="$DOCKET_LOCAL_DIR/stack-outputs.json" \
+  DOCKET_LOCALSTACK_LOG="$DOCKET_LOCAL_DIR/localstack.log"
+# A debug build of the bench client (what it measures runs in LocalStack and the Lambdas).
+cargo test -p docket-e2e --bench pipeline

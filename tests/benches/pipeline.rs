@@ -1,0 +1,147 @@
+//! Pipeline benchmark (`make bench`; figures, not pass/fail). Against the stack deployed to a
+//! LocalStack whose log is at `DOCKET_LOCALSTACK_LOG`:
+//!
+//! 1. one auto-approved one-page document: state transitions (all, and without the OCR poll
+//!    loop), Lambda invocations, DynamoDB write requests and S3 puts, the last two counted from
+//!    LocalStack's request log;
+//! 2. twenty documents dropped at once: wall time until the last execution ends, and the share
+//!    of execution time spent in OCR (StartOcr entered → Validate entered).
+
+#[allow(dead_code)]
+#[path = "../pipeline/stack.rs"]
+mod stack;
+#[allow(dead_code)]
+#[path = "../localaws/util.rs"]
+mod util;
+
+use std::time::Instant;
+
+use aws_sdk_sfn::types::HistoryEvent;
+use stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+
+const POLL_LOOP: &[&str] = &["WaitForOcr", "PollOcr", "OcrDone?", "CountPoll"];
+
+fn log_len(path: &str) -> usize {
+    std::fs::metadata(path).map_or(0, |m| m.len() as usize)
+}
+
+/// Successful requests logged since `offset`, by "service.Operation".
+fn requests_since(path: &str, offset: usize) -> Vec<String> {
+    let bytes = std::fs::read(path).expect("LocalStack log");
+    String::from_utf8_lossy(&bytes[offset.min(bytes.len())..])
+        .lines()
+        .filter_map(|l| l.split("AWS ").nth(1))
+        .filter(|l| l.contains("=> 200"))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn entered(history: &[HistoryEvent]) -> Vec<(String, f64)> {
+    history
+        .iter()
+        .filter_map(|e| {
+            let d = e.state_entered_event_details()?;
+            Some((d.name().to_string(), e.timestamp().as_secs_f64()))
+        })
+        .collect()
+}
+
+async fn one_document(stack: &Stack, log: &str) {
+    let tenant = tenant();
+    let document = Stack::document_id(&tenant, "bench.pdf");
+    let offset = log_len(log);
+    stack
+        .upload(
+            &format!("inbox/{tenant}/bench.pdf"),
+            invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
+        )
+        .await;
+    let runs = stack.wait_for_runs(&document, 1).await;
+    let run_id = s(&runs[0], "runId");
+    stack.wait_for_execution(&run_id).await;
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let history = stack.history(&run_id).await;
+    let states = entered(&history);
+    let polls = states.iter().filter(|(n, _)| n == "PollOcr").count();
+    let without_polls = states.len() - POLL_LOOP.len() * polls.saturating_sub(1);
+    let invocations = history
+        .iter()
+        .filter(|e| {
+            e.r#type().as_str() == "TaskScheduled"
+                || e.r#type().as_str() == "LambdaFunctionScheduled"
+        })
+        .count()
+        + 1; // ingest, invoked by EventBridge
+    let requests = requests_since(log, offset);
+    let count = |ops: &[&str]| {
+        requests
+            .iter()
+            .filter(|r| ops.contains(&r.as_str()))
+            .count()
+    };
+    let dynamodb_writes = count(&[
+        "dynamodb.PutItem",
+        "dynamodb.UpdateItem",
+        "dynamodb.DeleteItem",
+        "dynamodb.TransactWriteItems",
+        "dynamodb.BatchWriteItem",
+    ]);
+    let s3_puts = count(&["s3.PutObject", "s3.CopyObject"]) - 1; // minus the upload itself
+    println!("bench: one auto-approved one-page document (run {run_id})");
+    println!(
+        "bench:   state transitions: {} ({} without the OCR poll loop; {polls} polls)",
+        states.len(),
+        without_polls
+    );
+    println!(
+        "bench:   lambda invocations: {invocations} (ingest + {} task invocations)",
+        invocations - 1
+    );
+    println!("bench:   dynamodb write requests: {dynamodb_writes}");
+    println!("bench:   s3 puts by the pipeline: {s3_puts}");
+}
+
+async fn twenty_at_once(stack: &Stack) {
+    let tenant = tenant();
+    let started = Instant::now();
+    let uploads = (0..20).map(|i| {
+        let key = format!("inbox/{tenant}/batch-{i}.pdf");
+        let body = invoice_pdf(&invoice_lines(&format!("INV-2026-{i:04}"), "1,234.50"));
+        async move { stack.upload(&key, body).await }
+    });
+    for upload in uploads {
+        upload.await;
+    }
+    let mut ocr = 0.0;
+    let mut total = 0.0;
+    for i in 0..20 {
+        let document = Stack::document_id(&tenant, &format!("batch-{i}.pdf"));
+        let runs = stack.wait_for_runs(&document, 1).await;
+        let run_id = s(&runs[0], "runId");
+        stack.wait_for_execution(&run_id).await;
+        let states = entered(&stack.history(&run_id).await);
+        let at = |name: &str| states.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        if let (Some(start), Some(validate), Some(end)) = (
+            at("StartOcr"),
+            at("Validate"),
+            states.last().map(|(_, t)| *t),
+        ) {
+            ocr += validate - start;
+            total += end - start;
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    println!("bench: 20 documents dropped at once: all done in {wall:.1} s wall time");
+    println!(
+        "bench:   share of execution time in OCR (start -> validate): {:.0}%",
+        100.0 * ocr / total.max(1e-9)
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let log = std::env::var("DOCKET_LOCALSTACK_LOG").expect("DOCKET_LOCALSTACK_LOG");
+    let stack = Stack::load().await;
+    one_document(&stack, &log).await;
+    twenty_at_once(&stack).await;
+}
