@@ -19,36 +19,12 @@ use crate::util;
 const ROLE: &str = "arn:aws:iam::000000000000:role/lambda-role";
 const SFN_ROLE: &str = "arn:aws:iam::000000000000:role/sfn-role";
 
-/// Builds `docket-testfn` (honouring CARGO_TARGET_DIR) and returns the path of its `bootstrap`.
-fn build_testfn() -> std::path::PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let out = std::process::Command::new(cargo)
-        .args([
-            "build",
-            "-p",
-            "docket-testfn",
-            "--bin",
-            "bootstrap",
-            "--message-format=json-render-diagnostics",
-        ])
-        .current_dir(util::workspace_root())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .expect("run cargo build -p docket-testfn");
-    assert!(out.status.success(), "cargo build -p docket-testfn failed");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "bootstrap")
-        .find_map(|m| m["executable"].as_str().map(Into::into))
-        .expect("cargo reported no bootstrap executable")
-}
-
 /// The deployment zip of the test function: one executable `bootstrap` (built once).
 pub fn testfn_zip() -> &'static [u8] {
     static ZIP: OnceLock<Vec<u8>> = OnceLock::new();
     ZIP.get_or_init(|| {
-        let binary = std::fs::read(build_testfn()).expect("read bootstrap");
+        let binary =
+            std::fs::read(util::cargo_build("docket-testfn", "bootstrap")).expect("read bootstrap");
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored)

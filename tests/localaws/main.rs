@@ -6,6 +6,8 @@
 mod cfn;
 mod chaos;
 mod dynamodb;
+mod faults;
 mod lambda;
+mod ledger;
 mod textract;
 mod util;

@@ -61,3 +61,24 @@ pub fn workspace_root() -> std::path::PathBuf {
         .unwrap()
         .to_path_buf()
 }
+
+/// Builds binary `bin` of `package` (honouring CARGO_TARGET_DIR) and returns its path.
+pub fn cargo_build(package: &str, bin: &str) -> std::path::PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = std::process::Command::new(cargo)
+        // --workspace: the same feature unification as the workspace build, so the binary is the
+        // one `cargo build` makes (and is not rebuilt with another feature set).
+        .args(["build", "--workspace", "--bin", bin])
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(workspace_root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("cargo build -p {package}: {e}"));
+    assert!(out.status.success(), "cargo build -p {package} failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == bin)
+        .find_map(|m| m["executable"].as_str().map(Into::into))
+        .unwrap_or_else(|| panic!("cargo reported no {bin} executable"))
+}

@@ -4,7 +4,9 @@
 //! - CreateRun: `attribute_not_exists(runId)`
 //! - SetRunStatus: `#status = :from`
 //! - Promote: `attribute_not_exists(documentId) OR sourceOrder <= :order`
-//! - Audit: `attribute_not_exists(seq)` (the seq is last + 1: no forks, no gaps)
+//! - Audit: `attribute_not_exists(seq)` on the entry (the seq is last + 1: no forks), and on the
+//!   document's checkpoint, in another table, `attribute_not_exists(documentId) OR #seq = :prev`
+//!   (no gaps; and a truncated tail is caught because the checkpoint still names the last entry)
 //!
 //! Audit entries are stored as the exact JSON that was hashed, next to a few plain attributes
 //! for queries; nothing updates or deletes them.
@@ -14,12 +16,12 @@ use std::collections::{BTreeMap, HashMap};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
-use docket_core::audit::AuditEntry;
+use docket_core::audit::{AuditEntry, Checkpoint};
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::ports::{Change, DocumentRecord, ObjectRef, Refused, RunRecord, RunStatus, Store};
 use docket_core::Error;
 
-use crate::errors::classify;
+use crate::errors::{classify, classify_effect};
 
 /// Table names.
 #[derive(Debug, Clone)]
@@ -30,6 +32,8 @@ pub struct Tables {
     pub documents: String,
     /// Audit chains, keyed by `documentId` + `seq`.
     pub audit: String,
+    /// Each chain's checkpoint (last seq and hash), keyed by `documentId`.
+    pub checkpoints: String,
 }
 
 /// The DynamoDB store.
@@ -40,6 +44,9 @@ pub struct DynamoStore {
 }
 
 type Item = HashMap<String, AttributeValue>;
+
+/// The checkpoint moves only from the previous entry (a first entry has no checkpoint yet).
+pub const CHECKPOINT_CONDITION: &str = "attribute_not_exists(documentId) OR #seq = :prev";
 
 fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())
@@ -134,8 +141,18 @@ fn audit_from(item: &Item) -> Result<AuditEntry, Error> {
 impl DynamoStore {
     /// A store over `tables`.
     pub fn new(config: &aws_config::SdkConfig, tables: Tables) -> Self {
+        Self::with_faults(config, tables, &crate::Faults::none())
+    }
+
+    /// Like [`DynamoStore::new`], with `faults` injected (tests and local runs only).
+    pub fn with_faults(
+        config: &aws_config::SdkConfig,
+        tables: Tables,
+        faults: &crate::Faults,
+    ) -> Self {
+        let builder = aws_sdk_dynamodb::config::Builder::from(config);
         DynamoStore {
-            client: Client::new(config),
+            client: Client::from_conf(crate::with_faults(builder, faults).build()),
             tables,
         }
     }
@@ -148,6 +165,7 @@ impl DynamoStore {
                 runs: crate::env("RUNS_TABLE")?,
                 documents: crate::env("DOCUMENTS_TABLE")?,
                 audit: crate::env("AUDIT_TABLE")?,
+                checkpoints: crate::env("AUDIT_CHECKPOINTS_TABLE")?,
             },
         ))
     }
@@ -199,6 +217,33 @@ impl DynamoStore {
                 return Ok(ids.into_iter().collect());
             }
         }
+    }
+
+    /// The writes of one change: one item, or two for an audit entry (entry and checkpoint).
+    fn write_items(&self, change: Change) -> Vec<TransactWriteItem> {
+        match change {
+            Change::Audit(entry) => {
+                let checkpoint = self.checkpoint_item(&entry);
+                vec![self.write_item(Change::Audit(entry)), checkpoint]
+            }
+            other => vec![self.write_item(other)],
+        }
+    }
+
+    fn checkpoint_item(&self, entry: &AuditEntry) -> TransactWriteItem {
+        let update = Update::builder()
+            .table_name(&self.tables.checkpoints)
+            .key("documentId", s(entry.document_id.as_str()))
+            .update_expression("SET #seq = :seq, #hash = :hash")
+            .condition_expression(CHECKPOINT_CONDITION)
+            .expression_attribute_names("#seq", "seq")
+            .expression_attribute_names("#hash", "hash")
+            .expression_attribute_values(":seq", AttributeValue::N(entry.seq.to_string()))
+            .expression_attribute_values(":prev", AttributeValue::N((entry.seq - 1).to_string()))
+            .expression_attribute_values(":hash", s(&entry.hash))
+            .build()
+            .expect("complete update");
+        TransactWriteItem::builder().update(update).build()
     }
 
     fn write_item(&self, change: Change) -> TransactWriteItem {
@@ -288,7 +333,15 @@ impl DynamoStore {
 
 impl Store for DynamoStore {
     async fn commit(&self, changes: Vec<Change>) -> Result<Result<(), Refused>, Error> {
-        let items: Vec<_> = changes.into_iter().map(|c| self.write_item(c)).collect();
+        // Which change each transaction item belongs to, to name the refused change.
+        let mut owners = Vec::new();
+        let mut items = Vec::new();
+        for (index, change) in changes.into_iter().enumerate() {
+            for item in self.write_items(change) {
+                owners.push(index);
+                items.push(item);
+            }
+        }
         let result = self
             .client
             .transact_write_items()
@@ -303,18 +356,21 @@ impl Store for DynamoStore {
             err.as_service_error()
         {
             let reasons = cancelled.cancellation_reasons();
-            if let Some(index) = reasons
+            if let Some(item) = reasons
                 .iter()
                 .position(|r| r.code() == Some("ConditionalCheckFailed"))
             {
-                return Ok(Err(Refused { index }));
+                return Ok(Err(Refused {
+                    index: owners[item],
+                }));
             }
             let codes: Vec<_> = reasons.iter().filter_map(|r| r.code()).collect();
             return Err(Error::Dependency(format!(
                 "dynamodb TransactWriteItems cancelled: {codes:?}"
             )));
         }
-        Err(classify("dynamodb TransactWriteItems", err))
+        // A lost answer may hide a committed transaction: the caller reconciles (steps::record).
+        Err(classify_effect("dynamodb TransactWriteItems", err))
     }
 
     async fn run(&self, run_id: &RunId) -> Result<Option<RunRecord>, Error> {
@@ -366,6 +422,31 @@ impl Store for DynamoStore {
             .await
             .map_err(|e| classify("dynamodb Query audit head", e))?;
         out.items().first().map(audit_from).transpose()
+    }
+
+    async fn audit_checkpoint(&self, id: &DocumentId) -> Result<Option<Checkpoint>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.tables.checkpoints)
+            .key("documentId", s(id.as_str()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb GetItem checkpoint", e))?;
+        out.item()
+            .map(|item| {
+                let seq = item
+                    .get("seq")
+                    .and_then(|v| v.as_n().ok())
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| Error::Internal("checkpoint without seq".into()))?;
+                Ok(Checkpoint {
+                    seq,
+                    hash: get_s(item, "hash")?,
+                })
+            })
+            .transpose()
     }
 
     async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<AuditEntry>, Error> {

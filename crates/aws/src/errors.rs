@@ -55,6 +55,10 @@ pub fn classify<E: ProvideErrorMetadata + std::fmt::Debug, R: std::fmt::Debug>(
             }
         }
         SdkError::ConstructionFailure(_) => Error::Internal(format!("{what}: {err:?}")),
+        // The connector's error says why (connection refused, DNS, TLS...); it holds no payload.
+        SdkError::DispatchFailure(e) => {
+            Error::Dependency(format!("{what}: could not be sent: {e:?}"))
+        }
         _ => Error::Dependency(format!("{what}: {}", short(&err))),
     }
 }

@@ -4,11 +4,17 @@
 
 pub mod dynamodb;
 pub mod errors;
+pub mod faults;
+pub mod ledger;
 pub mod s3;
 pub mod sfn;
 pub mod textract;
 
+use std::sync::OnceLock;
+
 use aws_config::{BehaviorVersion, SdkConfig};
+
+pub use faults::Faults;
 
 /// Loads the SDK config from the environment (credentials chain, region, `AWS_ENDPOINT_URL`).
 pub async fn load_config() -> SdkConfig {
@@ -26,4 +32,25 @@ pub fn env(name: &str) -> Result<String, docket_core::Error> {
     std::env::var(name).map_err(|_| {
         docket_core::Error::Internal(format!("environment variable {name} is not set"))
     })
+}
+
+/// The faults this process injects into its SDK clients: none unless `DOCKET_FAULT_INJECTION=1`,
+/// then the rules in `DOCKET_FAULTS` (see [`faults`]). Read once; every caller gets a clone of
+/// the same value, so "the n-th call" counts across all clients of the process.
+pub fn configured_faults() -> Result<Faults, docket_core::Error> {
+    static CONFIGURED: OnceLock<Result<Faults, String>> = OnceLock::new();
+    CONFIGURED
+        .get_or_init(|| {
+            Faults::from_env()
+                .map(Option::unwrap_or_default)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(docket_core::Error::Internal)
+}
+
+/// Installs `faults` on an SDK client's config builder (S3, DynamoDB, Textract, Step
+/// Functions); with [`Faults::none`] the builder is returned unchanged.
+pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
+    builder.install_faults(faults)
 }

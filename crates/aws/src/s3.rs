@@ -19,9 +19,14 @@ pub struct S3Blobs {
 impl S3Blobs {
     /// From an SDK config (path-style addressing when a custom endpoint is set).
     pub fn new(config: &aws_config::SdkConfig) -> Self {
-        let conf = aws_sdk_s3::config::Builder::from(config)
-            .force_path_style(crate::custom_endpoint())
-            .build();
+        Self::with_faults(config, &crate::Faults::none())
+    }
+
+    /// Like [`S3Blobs::new`], with `faults` injected (tests and local runs only).
+    pub fn with_faults(config: &aws_config::SdkConfig, faults: &crate::Faults) -> Self {
+        let builder =
+            aws_sdk_s3::config::Builder::from(config).force_path_style(crate::custom_endpoint());
+        let conf = crate::with_faults(builder, faults).build();
         S3Blobs {
             client: Client::from_conf(conf),
         }

@@ -19,8 +19,18 @@ pub struct SfnWorkflow {
 impl SfnWorkflow {
     /// Starts executions of `state_machine_arn` (an alias ARN in deployments).
     pub fn new(config: &aws_config::SdkConfig, state_machine_arn: String) -> Self {
+        Self::with_faults(config, state_machine_arn, &crate::Faults::none())
+    }
+
+    /// Like [`SfnWorkflow::new`], with `faults` injected (tests and local runs only).
+    pub fn with_faults(
+        config: &aws_config::SdkConfig,
+        state_machine_arn: String,
+        faults: &crate::Faults,
+    ) -> Self {
+        let builder = aws_sdk_sfn::config::Builder::from(config);
         SfnWorkflow {
-            client: Client::new(config),
+            client: Client::from_conf(crate::with_faults(builder, faults).build()),
             state_machine_arn,
         }
     }

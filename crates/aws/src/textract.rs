@@ -32,8 +32,14 @@ const DOCUMENT_ERRORS: &[&str] = &[
 impl TextractOcr {
     /// From an SDK config.
     pub fn new(config: &aws_config::SdkConfig) -> Self {
+        Self::with_faults(config, &crate::Faults::none())
+    }
+
+    /// Like [`TextractOcr::new`], with `faults` injected (tests and local runs only).
+    pub fn with_faults(config: &aws_config::SdkConfig, faults: &crate::Faults) -> Self {
+        let builder = aws_sdk_textract::config::Builder::from(config);
         TextractOcr {
-            client: Client::new(config),
+            client: Client::from_conf(crate::with_faults(builder, faults).build()),
         }
     }
 }

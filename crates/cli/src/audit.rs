@@ -1,7 +1,7 @@
 //! `docket audit show|verify`: read a document's hash chain; recompute it and name the first bad
 //! entry.
 
-use docket_core::audit::verify;
+use docket_core::audit::{verify, ChainError};
 use docket_core::ids::DocumentId;
 use docket_core::ports::Store;
 use serde_json::json;
@@ -38,9 +38,14 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
             let mut reports = Vec::new();
             for d in &documents {
                 let entries = stack.store.audit_entries(d).await?;
-                let problem = verify(d, &entries, None).err().map(|e| e.to_string());
-                reports
-                    .push(json!({"documentId": d, "entries": entries.len(), "problem": problem}));
+                let checkpoint = stack.store.audit_checkpoint(d).await?;
+                let error = verify(d, &entries, checkpoint.as_ref()).err();
+                reports.push(json!({
+                    "documentId": d,
+                    "entries": entries.len(),
+                    "problem": error.as_ref().map(|e| e.to_string()),
+                    "firstBadSeq": error.as_ref().map(ChainError::seq),
+                }));
             }
             let bad = reports.iter().filter(|r| !r["problem"].is_null()).count();
             print(output, &json!({"documents": reports, "bad": bad}), || {

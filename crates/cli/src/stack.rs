@@ -34,6 +34,7 @@ impl Stack {
             runs: get("RunsTable")?,
             documents: get("DocumentsTable")?,
             audit: get("AuditTable")?,
+            checkpoints: get("AuditCheckpointsTable")?,
         };
         Ok(Stack {
             blobs: S3Blobs::new(&sdk),

@@ -183,6 +183,20 @@ pub enum ChainError {
     },
 }
 
+impl ChainError {
+    /// The seq of the first entry at fault (for a truncation: the first missing one).
+    pub fn seq(&self) -> u64 {
+        match self {
+            ChainError::Tampered { seq }
+            | ChainError::BrokenLink { seq }
+            | ChainError::CheckpointMismatch { seq }
+            | ChainError::ForeignEntry { seq } => *seq,
+            ChainError::Gap { expected, .. } => *expected,
+            ChainError::Truncated { last, .. } => last + 1,
+        }
+    }
+}
+
 /// Recomputes `entries` (in storage order) as one document's chain, and checks it against the
 /// checkpoint kept outside the chain, if there is one. Returns the first problem.
 pub fn verify(

@@ -67,6 +67,13 @@ pub enum Error {
     /// A result for an older source version than the one already accepted.
     #[error("stale: {0}")]
     StaleVersion(String),
+    /// A holder whose lease on an operation was taken over tried to write (its fence is old).
+    #[error("fenced out: {0}")]
+    FencedOut(String),
+    /// The operation's record is past its retention window: running it again is an explicit
+    /// recovery decision for an operator, never automatic.
+    #[error("retention expired: {0}")]
+    RetentionExpired(String),
     /// The input to a step is malformed (a bug in the caller or the state machine).
     #[error("bad input: {0}")]
     BadInput(String),
@@ -90,6 +97,8 @@ impl Error {
             Error::OutcomeUnknown(_) => "Ambiguous.OutcomeUnknown",
             Error::ParametersChanged(_) => "Conflict.ParametersChanged",
             Error::StaleVersion(_) => "Conflict.StaleVersion",
+            Error::FencedOut(_) => "Conflict.FencedOut",
+            Error::RetentionExpired(_) => "Conflict.RetentionExpired",
             Error::BadInput(_) => "Fatal.BadInput",
             Error::Internal(_) => "Fatal.Internal",
         }
@@ -120,6 +129,8 @@ pub const ALL_NAMES: &[&str] = &[
     "Ambiguous.OutcomeUnknown",
     "Conflict.ParametersChanged",
     "Conflict.StaleVersion",
+    "Conflict.FencedOut",
+    "Conflict.RetentionExpired",
     "Fatal.BadInput",
     "Fatal.Internal",
 ];
@@ -144,6 +155,8 @@ mod tests {
             Error::OutcomeUnknown("x".into()),
             Error::ParametersChanged("x".into()),
             Error::StaleVersion("x".into()),
+            Error::FencedOut("x".into()),
+            Error::RetentionExpired("x".into()),
             Error::BadInput("x".into()),
             Error::Internal("x".into()),
         ]

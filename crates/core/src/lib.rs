@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod extract;
 pub mod ids;
+pub mod ledger;
 pub mod memory;
 pub mod ocr;
 pub mod ports;

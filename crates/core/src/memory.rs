@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::audit::AuditEntry;
+use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId};
 use crate::ports::{
     BlobStore, Change, DocumentRecord, ObjectMeta, ObjectRef, Ocr, OcrPoll, Refused, RunRecord,
@@ -104,6 +104,7 @@ struct Tables {
     runs: BTreeMap<RunId, RunRecord>,
     documents: BTreeMap<DocumentId, DocumentRecord>,
     audit: BTreeMap<DocumentId, BTreeMap<u64, AuditEntry>>,
+    checkpoints: BTreeMap<DocumentId, Checkpoint>,
 }
 
 /// Runs, documents and audit chains with the DynamoDB adapter's conditions.
@@ -131,10 +132,17 @@ fn allowed(tables: &Tables, change: &Change) -> bool {
             .documents
             .get(&doc.document_id)
             .is_none_or(|current| current.source_order <= doc.source_order),
-        Change::Audit(entry) => !tables
-            .audit
-            .get(&entry.document_id)
-            .is_some_and(|chain| chain.contains_key(&entry.seq)),
+        Change::Audit(entry) => {
+            let seq_free = !tables
+                .audit
+                .get(&entry.document_id)
+                .is_some_and(|chain| chain.contains_key(&entry.seq));
+            let checkpoint_at_prev = match tables.checkpoints.get(&entry.document_id) {
+                None => entry.seq == 1,
+                Some(cp) => cp.seq + 1 == entry.seq,
+            };
+            seq_free && checkpoint_at_prev
+        }
     }
 }
 
@@ -161,6 +169,9 @@ fn apply(tables: &mut Tables, change: Change) {
             tables.documents.insert(doc.document_id.clone(), doc);
         }
         Change::Audit(entry) => {
+            tables
+                .checkpoints
+                .insert(entry.document_id.clone(), entry.checkpoint());
             tables
                 .audit
                 .entry(entry.document_id.clone())
@@ -197,6 +208,10 @@ impl Store for MemoryStore {
             .audit
             .get(id)
             .and_then(|chain| chain.values().next_back().cloned()))
+    }
+
+    async fn audit_checkpoint(&self, id: &DocumentId) -> Result<Option<Checkpoint>, Error> {
+        Ok(self.tables.lock().unwrap().checkpoints.get(id).cloned())
     }
 
     async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<AuditEntry>, Error> {
@@ -283,5 +298,135 @@ impl Workflow for MemoryWorkflow {
         }
         executions.insert(run.as_str().to_string(), input.clone());
         Ok(Started::New)
+    }
+}
+
+/// The operation ledger under one lock, deciding with the same pure functions as the DynamoDB
+/// ledger ([`crate::ledger::decide_claim`], [`crate::ledger::decide_write`]).
+#[derive(Debug, Default)]
+pub struct MemoryLedger {
+    records: Mutex<BTreeMap<OperationId, crate::ledger::OperationRecord>>,
+    /// Calls made (each is one DynamoDB request in the AWS adapter).
+    pub requests: Mutex<usize>,
+    /// The next this many calls fail with `Transient.Dependency`, as an unavailable store would.
+    pub fail_next: Mutex<usize>,
+}
+
+impl MemoryLedger {
+    fn call(&self, what: &str) -> Result<(), Error> {
+        *self.requests.lock().unwrap() += 1;
+        let mut fail = self.fail_next.lock().unwrap();
+        if *fail > 0 {
+            *fail -= 1;
+            return Err(Error::Dependency(format!(
+                "ledger {what}: store unavailable"
+            )));
+        }
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        write: crate::ledger::Write<'_>,
+        now: i64,
+    ) -> Result<(), Error> {
+        use crate::ledger::{apply_write, decide_write, WriteDecision};
+        self.call("write")?;
+        let mut records = self.records.lock().unwrap();
+        match decide_write(records.get(op), op, fence, &write)? {
+            WriteDecision::Apply => {
+                let rec = records.get_mut(op).expect("decided on it");
+                apply_write(rec, fence, &write, now);
+            }
+            WriteDecision::AlreadyApplied => {}
+        }
+        Ok(())
+    }
+}
+
+impl crate::ledger::Ledger for MemoryLedger {
+    async fn claim(
+        &self,
+        op: &OperationId,
+        fingerprint: &str,
+        now: i64,
+        rules: &crate::ledger::LeaseRules,
+    ) -> Result<crate::ledger::Claimed, Error> {
+        use crate::ledger::{claimed_record, decide_claim, Claimed};
+        self.call("claim")?;
+        let mut records = self.records.lock().unwrap();
+        let previous = records.get(op);
+        let claimed = decide_claim(previous, op, fingerprint, now)?;
+        let fence = match &claimed {
+            Claimed::Fresh { fence } | Claimed::TakenOver { fence, .. } => *fence,
+            Claimed::AlreadyDone(_) => return Ok(claimed),
+        };
+        let rec = claimed_record(previous, op, fingerprint, fence, now, rules);
+        records.insert(op.clone(), rec);
+        Ok(claimed)
+    }
+
+    async fn accept(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        job_id: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        self.write(op, fence, crate::ledger::Write::Accept { job_id }, now)
+    }
+
+    async fn complete(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        result_pointer: &str,
+        result_hash: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        let write = crate::ledger::Write::Complete {
+            result_pointer,
+            result_hash,
+        };
+        self.write(op, fence, write, now)
+    }
+
+    async fn fail(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        error_name: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        self.write(op, fence, crate::ledger::Write::Fail { error_name }, now)
+    }
+
+    async fn mark_unresolved(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        owner: &str,
+        next_action: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        let write = crate::ledger::Write::MarkUnresolved { owner, next_action };
+        self.write(op, fence, write, now)
+    }
+
+    async fn get(&self, op: &OperationId) -> Result<Option<crate::ledger::OperationRecord>, Error> {
+        self.call("get")?;
+        Ok(self.records.lock().unwrap().get(op).cloned())
+    }
+
+    async fn unresolved(&self) -> Result<Vec<crate::ledger::OperationRecord>, Error> {
+        self.call("unresolved")?;
+        let records = self.records.lock().unwrap();
+        Ok(records
+            .values()
+            .filter(|r| r.status == crate::ledger::LedgerStatus::Unresolved)
+            .cloned()
+            .collect())
     }
 }

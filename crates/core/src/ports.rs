@@ -8,7 +8,7 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::audit::AuditEntry;
+use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
 use crate::ocr::OcrDocument;
 use crate::Error;
@@ -179,7 +179,8 @@ pub enum Change {
     /// Makes `run_id` the document's current result; refused when the current one has a larger
     /// source order (a result of an older version never overwrites a newer one).
     Promote(DocumentRecord),
-    /// Appends an audit entry; refused when its seq is taken (no forks).
+    /// Appends an audit entry and moves the document's checkpoint to it; refused when the seq is
+    /// taken or the checkpoint is not at the previous entry (no forks, no gaps).
     Audit(AuditEntry),
 }
 
@@ -210,6 +211,12 @@ pub trait Store: Send + Sync {
         &self,
         id: &DocumentId,
     ) -> impl Future<Output = Result<Option<AuditEntry>, Error>> + Send;
+    /// The chain's checkpoint (last seq and hash), kept apart from the entries: it is what
+    /// catches a truncated tail.
+    fn audit_checkpoint(
+        &self,
+        id: &DocumentId,
+    ) -> impl Future<Output = Result<Option<Checkpoint>, Error>> + Send;
     /// The whole chain, in seq order.
     fn audit_entries(
         &self,

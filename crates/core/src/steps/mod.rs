@@ -123,7 +123,7 @@ const AUDIT_RACE_ATTEMPTS: usize = 8;
 
 /// Appends `draft` to `document`'s chain atomically with `changes`. When another writer took the
 /// sequence number first, re-reads the head and tries again; a refusal of one of `changes` is
-/// returned as is (nothing was written). When the chain's head already is this operation's entry
+/// returned as is (nothing was written); a lost answer is reconciled against the chain's head. When the chain's head already is this operation's entry
 /// (a retried step whose first attempt committed), nothing is written again.
 pub async fn record<S: Store>(
     store: &S,
@@ -152,10 +152,22 @@ pub async fn record<S: Store>(
         let audit_index = changes.len();
         let mut all = changes.clone();
         all.push(Change::Audit(entry.clone()));
-        match store.commit(all).await? {
-            Ok(()) => return Ok(Ok(entry)),
-            Err(Refused { index }) if index == audit_index => continue,
-            Err(refused) => return Ok(Err(refused)),
+        match store.commit(all).await {
+            Ok(Ok(())) => return Ok(Ok(entry)),
+            Ok(Err(Refused { index })) if index == audit_index => continue,
+            Ok(Err(refused)) => return Ok(Err(refused)),
+            // The answer was lost: the commit is atomic, so it landed whole iff our exact entry
+            // (same seq, same hash) is now the head. Reconcile before anything is retried.
+            Err(Error::OutcomeUnknown(_)) => {
+                if store
+                    .audit_head(document)
+                    .await?
+                    .is_some_and(|h| h.hash == entry.hash)
+                {
+                    return Ok(Ok(entry));
+                }
+            }
+            Err(other) => return Err(other),
         }
     }
     Err(Error::InProgress(format!(

@@ -122,6 +122,12 @@ impl World {
 
     async fn chain_of(&self, document: &DocumentId) -> Vec<String> {
         let entries = self.store.audit_entries(document).await.unwrap();
+        let checkpoint = self.store.audit_checkpoint(document).await.unwrap();
+        assert_eq!(
+            checkpoint,
+            entries.last().map(|e| e.checkpoint()),
+            "checkpoint at the head"
+        );
         verify(
             document,
             &entries,
@@ -522,6 +528,12 @@ impl Store for RacingStore {
     async fn audit_head(&self, id: &DocumentId) -> Result<Option<crate::audit::AuditEntry>, Error> {
         self.inner.audit_head(id).await
     }
+    async fn audit_checkpoint(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::audit::Checkpoint>, Error> {
+        self.inner.audit_checkpoint(id).await
+    }
     async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<crate::audit::AuditEntry>, Error> {
         self.inner.audit_entries(id).await
     }
@@ -557,4 +569,74 @@ async fn an_append_that_loses_the_race_for_its_seq_rereads_the_head_and_lands_ne
         ["someone.else", "ours"]
     );
     assert_eq!(verify(&document, &chain, None), Ok(()));
+}
+
+/// A store whose first commit lands but whose answer is lost (the "lost acknowledgement").
+struct LosingStore {
+    inner: MemoryStore,
+    lost: std::sync::atomic::AtomicBool,
+}
+
+impl Store for LosingStore {
+    async fn commit(
+        &self,
+        changes: Vec<crate::ports::Change>,
+    ) -> Result<Result<(), crate::ports::Refused>, Error> {
+        let result = self.inner.commit(changes).await;
+        if !self.lost.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::OutcomeUnknown("answer lost".into()));
+        }
+        result
+    }
+    async fn run(&self, id: &crate::ids::RunId) -> Result<Option<crate::ports::RunRecord>, Error> {
+        self.inner.run(id).await
+    }
+    async fn document(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::ports::DocumentRecord>, Error> {
+        self.inner.document(id).await
+    }
+    async fn audit_head(&self, id: &DocumentId) -> Result<Option<crate::audit::AuditEntry>, Error> {
+        self.inner.audit_head(id).await
+    }
+    async fn audit_checkpoint(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::audit::Checkpoint>, Error> {
+        self.inner.audit_checkpoint(id).await
+    }
+    async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<crate::audit::AuditEntry>, Error> {
+        self.inner.audit_entries(id).await
+    }
+}
+
+#[tokio::test]
+async fn a_commit_whose_answer_is_lost_is_reconciled_not_repeated() {
+    let w = world();
+    let store = LosingStore {
+        inner: MemoryStore::default(),
+        lost: false.into(),
+    };
+    let document = DocumentId::for_rejected_key("lost");
+
+    let entry = super::record(
+        &store,
+        &w.ctx,
+        &document,
+        vec![],
+        crate::audit::AuditDraft::new("t", "once", None),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+
+    let chain = store.audit_entries(&document).await.unwrap();
+    assert_eq!(
+        chain.len(),
+        1,
+        "the lost commit is found, not written again"
+    );
+    assert_eq!(chain[0], entry);
+    assert_eq!(*store.inner.commits.lock().unwrap(), 1);
 }

@@ -1,0 +1,612 @@
+//! [`Ledger`] on DynamoDB: one item per operation (key `operationId`), every change one
+//! conditional `UpdateItem`, and no read before a write.
+//!
+//! A claim is a single request: the condition [`CLAIM_CONDITION`] holds on a missing item or an
+//! expired lease of the same parameters within retention; `ADD fence :one` counts the claim; with
+//! `ReturnValues = ALL_OLD` a success says whether it was fresh or a takeover (and hands over the
+//! previous record), and with `ReturnValuesOnConditionCheckFailure = ALL_OLD` a refusal carries the
+//! item that refused it, which [`decide_claim`] turns into the outcome (in progress, done, failed,
+//! conflict...) — so a duplicate costs one failed write, a first run two writes (claim, complete),
+//! as with Powertools.
+//!
+//! The writes of the holder ([`ACCEPT_CONDITION`], [`FINISH_CONDITION`]) are conditional on its
+//! fence and on the statuses they move from; a refused one is explained the same way by
+//! [`decide_write`] (a repeat of the same write by the same fence after a lost acknowledgement
+//! succeeds without writing again; anything else is `Conflict.FencedOut`).
+//!
+//! `attempts` is a list appended with `list_append`. A claim's own entry has no `fence`
+//! attribute, since one request cannot know the number `ADD` is about to produce; claims are the
+//! only writes that add to the fence, each appends exactly one entry, atomically, so the k-th
+//! claim entry has fence k, and reading fills it in. `expiresAt` is the table's TTL attribute.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::Client;
+use docket_core::ids::OperationId;
+use docket_core::ledger::{
+    check_write, decide_claim, decide_write, Attempt, Claimed, LeaseRules, Ledger, LedgerStatus,
+    OperationRecord, Write, WriteDecision, CLAIM_NOTE,
+};
+use docket_core::Error;
+
+use crate::errors::classify;
+
+/// The claim's condition: no record, or an expired lease of the same parameters within
+/// retention (the only cases in which [`decide_claim`] grants a claim).
+pub const CLAIM_CONDITION: &str = "attribute_not_exists(operationId) OR \
+     (#status IN (:inProgress, :accepted) AND leaseExpiresAt < :now \
+     AND fingerprint = :fingerprint AND expiresAt >= :now)";
+
+/// The claim's update: status, lease, retention, one attempt, fence + 1.
+pub const CLAIM_UPDATE: &str = "SET fingerprint = :fingerprint, #status = :inProgress, \
+     leaseExpiresAt = :leaseExpiresAt, leaseSeconds = :leaseSeconds, expiresAt = :expiresAt, \
+     createdAt = if_not_exists(createdAt, :now), \
+     attempts = list_append(if_not_exists(attempts, :noAttempts), :attempt) \
+     ADD fence :one";
+
+/// The condition of [`Ledger::accept`]: the writer's fence, in progress.
+pub const ACCEPT_CONDITION: &str = "fence = :fence AND #status = :inProgress";
+
+/// The condition of complete, fail and mark_unresolved: the writer's fence, still held.
+pub const FINISH_CONDITION: &str = "fence = :fence AND #status IN (:inProgress, :accepted)";
+
+/// Accepted: the provider's job id, and the lease extended by the claim's lease length.
+pub const ACCEPT_UPDATE: &str = "SET #status = :to, providerJobId = :job, \
+     leaseExpiresAt = :now + leaseSeconds, attempts = list_append(attempts, :attempt)";
+
+/// Completed: where the result is and its hash.
+pub const COMPLETE_UPDATE: &str = "SET #status = :to, resultPointer = :pointer, \
+     resultHash = :hash, attempts = list_append(attempts, :attempt)";
+
+/// Failed: the error's taxonomy name.
+pub const FAIL_UPDATE: &str =
+    "SET #status = :to, #error = :error, attempts = list_append(attempts, :attempt)";
+
+/// Unresolved: who decides, and what they should do.
+pub const UNRESOLVED_UPDATE: &str = "SET #status = :to, #owner = :owner, \
+     nextAction = :nextAction, attempts = list_append(attempts, :attempt)";
+
+/// The operator listing's filter (a scan: an operator tool, not a hot path).
+pub const UNRESOLVED_FILTER: &str = "#status = :unresolved";
+
+type Item = HashMap<String, AttributeValue>;
+
+fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+fn n(v: impl ToString) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+fn attempt_value(at: i64, fence: Option<u64>, note: &str) -> AttributeValue {
+    let mut m = HashMap::from([("at".to_string(), n(at)), ("note".to_string(), s(note))]);
+    if let Some(f) = fence {
+        m.insert("fence".into(), n(f));
+    }
+    AttributeValue::L(vec![AttributeValue::M(m)])
+}
+
+fn get_s(item: &Item, name: &str) -> Option<String> {
+    item.get(name).and_then(|v| v.as_s().ok()).cloned()
+}
+
+fn req_s(item: &Item, name: &str) -> Result<String, Error> {
+    get_s(item, name)
+        .ok_or_else(|| Error::Internal(format!("ledger item lacks string attribute {name}")))
+}
+
+fn get_n<T: std::str::FromStr>(item: &Item, name: &str) -> Result<T, Error> {
+    item.get(name)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::Internal(format!("ledger item lacks number attribute {name}")))
+}
+
+/// Reads a ledger item back (see the module docs on claim entries' fences).
+pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
+    let operation_id: OperationId =
+        serde_json::from_value(serde_json::Value::String(req_s(item, "operationId")?))
+            .map_err(|e| Error::Internal(format!("ledger item key unreadable: {e}")))?;
+    let mut claims = 0;
+    let mut attempts = Vec::new();
+    for entry in item
+        .get("attempts")
+        .and_then(|v| v.as_l().ok())
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let m = entry
+            .as_m()
+            .map_err(|_| Error::Internal("ledger attempt is not a map".into()))?;
+        let fence = match get_n(m, "fence") {
+            Ok(f) => f,
+            Err(_) => {
+                claims += 1;
+                claims
+            }
+        };
+        attempts.push(Attempt {
+            at: get_n(m, "at")?,
+            fence,
+            note: req_s(m, "note")?,
+        });
+    }
+    Ok(OperationRecord {
+        operation_id,
+        fingerprint: req_s(item, "fingerprint")?,
+        status: LedgerStatus::parse(&req_s(item, "status")?)?,
+        lease_expires_at: get_n(item, "leaseExpiresAt")?,
+        lease_seconds: get_n(item, "leaseSeconds")?,
+        fence: get_n(item, "fence")?,
+        provider_job_id: get_s(item, "providerJobId"),
+        attempts,
+        result_pointer: get_s(item, "resultPointer"),
+        result_hash: get_s(item, "resultHash"),
+        error: get_s(item, "error"),
+        owner: get_s(item, "owner"),
+        next_action: get_s(item, "nextAction"),
+        created_at: get_n(item, "createdAt")?,
+        expires_at: get_n(item, "expiresAt")?,
+    })
+}
+
+/// The ledger on one DynamoDB table.
+#[derive(Debug, Clone)]
+pub struct DynamoLedger {
+    client: Client,
+    table: String,
+}
+
+impl DynamoLedger {
+    /// A ledger on `table` through `client`.
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoLedger {
+            client,
+            table: table.into(),
+        }
+    }
+
+    /// The table named by `LEDGER_TABLE`.
+    pub fn from_env(config: &aws_config::SdkConfig) -> Result<Self, Error> {
+        Ok(Self::new(Client::new(config), crate::env("LEDGER_TABLE")?))
+    }
+
+    /// The table name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    fn key(op: &OperationId) -> AttributeValue {
+        s(op.as_str())
+    }
+
+    async fn write(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        write: Write<'_>,
+        now: i64,
+    ) -> Result<(), Error> {
+        check_write(op, &write)?;
+        let (condition, update) = match write {
+            Write::Accept { .. } => (ACCEPT_CONDITION, ACCEPT_UPDATE),
+            Write::Complete { .. } => (FINISH_CONDITION, COMPLETE_UPDATE),
+            Write::Fail { .. } => (FINISH_CONDITION, FAIL_UPDATE),
+            Write::MarkUnresolved { .. } => (FINISH_CONDITION, UNRESOLVED_UPDATE),
+        };
+        let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
+        let mut values = HashMap::from([
+            (":fence".to_string(), n(fence)),
+            (
+                ":inProgress".to_string(),
+                s(LedgerStatus::InProgress.as_str()),
+            ),
+            (":to".to_string(), s(write.to_status().as_str())),
+            (
+                ":attempt".to_string(),
+                attempt_value(now, Some(fence), &write.note()),
+            ),
+        ]);
+        match write {
+            Write::Accept { job_id } => {
+                values.insert(":job".into(), s(job_id));
+                values.insert(":now".into(), n(now));
+            }
+            Write::Complete {
+                result_pointer,
+                result_hash,
+            } => {
+                values.insert(":pointer".into(), s(result_pointer));
+                values.insert(":hash".into(), s(result_hash));
+            }
+            Write::Fail { error_name } => {
+                names.insert("#error".into(), "error".into());
+                values.insert(":error".into(), s(error_name));
+            }
+            Write::MarkUnresolved { owner, next_action } => {
+                names.insert("#owner".into(), "owner".into());
+                values.insert(":owner".into(), s(owner));
+                values.insert(":nextAction".into(), s(next_action));
+            }
+        }
+        if condition == FINISH_CONDITION {
+            values.insert(":accepted".into(), s(LedgerStatus::Accepted.as_str()));
+        }
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("operationId", Self::key(op))
+            .condition_expression(condition)
+            .update_expression(update)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        let err = match result {
+            Ok(_) => return Ok(()),
+            Err(e) => e,
+        };
+        let refused = match err.as_service_error() {
+            Some(UpdateItemError::ConditionalCheckFailedException(e)) => {
+                e.item().map(record_from).transpose()?
+            }
+            _ => return Err(classify("dynamodb UpdateItem ledger", err)),
+        };
+        match decide_write(refused.as_ref(), op, fence, &write)? {
+            WriteDecision::AlreadyApplied => Ok(()),
+            WriteDecision::Apply => Err(Error::Dependency(format!(
+                "ledger {op}: write refused although the returned record allows it"
+            ))),
+        }
+    }
+}
+
+impl Ledger for DynamoLedger {
+    async fn claim(
+        &self,
+        op: &OperationId,
+        fingerprint: &str,
+        now: i64,
+        rules: &LeaseRules,
+    ) -> Result<Claimed, Error> {
+        let values = HashMap::from([
+            (":fingerprint".to_string(), s(fingerprint)),
+            (
+                ":inProgress".to_string(),
+                s(LedgerStatus::InProgress.as_str()),
+            ),
+            (":accepted".to_string(), s(LedgerStatus::Accepted.as_str())),
+            (":now".to_string(), n(now)),
+            (":leaseExpiresAt".to_string(), n(now + rules.lease_seconds)),
+            (":leaseSeconds".to_string(), n(rules.lease_seconds)),
+            (":expiresAt".to_string(), n(now + rules.retention_seconds)),
+            (":noAttempts".to_string(), AttributeValue::L(Vec::new())),
+            (":attempt".to_string(), attempt_value(now, None, CLAIM_NOTE)),
+            (":one".to_string(), n(1)),
+        ]);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("operationId", Self::key(op))
+            .condition_expression(CLAIM_CONDITION)
+            .update_expression(CLAIM_UPDATE)
+            .expression_attribute_names("#status", "status")
+            .set_expression_attribute_values(Some(values))
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        let (previous, granted) = match result {
+            // No old item (or, from some emulators, an empty one): a fresh claim.
+            Ok(out) => (
+                out.attributes()
+                    .filter(|item| !item.is_empty())
+                    .map(record_from)
+                    .transpose()?,
+                true,
+            ),
+            Err(err) => match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(e)) => {
+                    let item = match e.item() {
+                        Some(item) => record_from(item)?,
+                        // The condition can only fail on an existing item; an emulator that
+                        // ignores ReturnValuesOnConditionCheckFailure makes us read it.
+                        None => self.get(op).await?.ok_or_else(|| {
+                            Error::Dependency(format!("ledger {op}: refused, then gone; retry"))
+                        })?,
+                    };
+                    (Some(item), false)
+                }
+                _ => return Err(classify("dynamodb UpdateItem ledger claim", err)),
+            },
+        };
+        let decided = decide_claim(previous.as_ref(), op, fingerprint, now)?;
+        let grants = matches!(decided, Claimed::Fresh { .. } | Claimed::TakenOver { .. });
+        if grants != granted {
+            // DynamoDB and the pure decision disagree: never act on it.
+            return Err(Error::Internal(format!(
+                "ledger {op}: claim condition {} but decision {decided:?}",
+                if granted { "held" } else { "failed" }
+            )));
+        }
+        Ok(decided)
+    }
+
+    async fn accept(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        job_id: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        self.write(op, fence, Write::Accept { job_id }, now).await
+    }
+
+    async fn complete(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        result_pointer: &str,
+        result_hash: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        let write = Write::Complete {
+            result_pointer,
+            result_hash,
+        };
+        self.write(op, fence, write, now).await
+    }
+
+    async fn fail(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        error_name: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        self.write(op, fence, Write::Fail { error_name }, now).await
+    }
+
+    async fn mark_unresolved(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        owner: &str,
+        next_action: &str,
+        now: i64,
+    ) -> Result<(), Error> {
+        let write = Write::MarkUnresolved { owner, next_action };
+        self.write(op, fence, write, now).await
+    }
+
+    async fn get(&self, op: &OperationId) -> Result<Option<OperationRecord>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("operationId", Self::key(op))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb GetItem ledger", e))?;
+        out.item().map(record_from).transpose()
+    }
+
+    async fn unresolved(&self) -> Result<Vec<OperationRecord>, Error> {
+        let mut records = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let out = self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .filter_expression(UNRESOLVED_FILTER)
+                .expression_attribute_names("#status", "status")
+                .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("dynamodb Scan ledger", e))?;
+            for item in out.items() {
+                records.push(record_from(item)?);
+            }
+            start = out.last_evaluated_key().cloned();
+            if start.is_none() {
+                return Ok(records);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The requests as they go on the wire: an interceptor keeps the serialized body and stops
+    //! the request before it is sent.
+
+    use std::sync::{Arc, Mutex};
+
+    use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+    use aws_sdk_dynamodb::config::{
+        BehaviorVersion, ConfigBag, Credentials, Intercept, Region, RuntimeComponents,
+    };
+    use aws_sdk_dynamodb::error::BoxError;
+    use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+    use serde_json::Value;
+
+    use super::*;
+
+    #[derive(Debug, Clone, Default)]
+    struct Capture(Arc<Mutex<Vec<Value>>>);
+
+    impl Intercept for Capture {
+        fn name(&self) -> &'static str {
+            "Capture"
+        }
+
+        fn read_before_transmit(
+            &self,
+            context: &BeforeTransmitInterceptorContextRef<'_>,
+            _: &RuntimeComponents,
+            _: &mut ConfigBag,
+        ) -> Result<(), BoxError> {
+            let body = context.request().body().bytes().unwrap_or_default();
+            self.0.lock().unwrap().push(serde_json::from_slice(body)?);
+            Err("captured; not sent".into())
+        }
+    }
+
+    fn ledger() -> (DynamoLedger, Capture) {
+        let capture = Capture::default();
+        let conf = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new("k", "s", None, None, "test"))
+            .interceptor(capture.clone())
+            .build();
+        (
+            DynamoLedger::new(Client::from_conf(conf), "ledger"),
+            capture,
+        )
+    }
+
+    fn op() -> OperationId {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let source = SourceVersion {
+            version_id: "v1".into(),
+            sha256: "ab".repeat(32),
+        };
+        OperationId::new(&RunId::new(&doc, &source, "pc", 0), "ocr", None)
+    }
+
+    const RULES: LeaseRules = LeaseRules {
+        lease_seconds: 60,
+        retention_seconds: 3600,
+    };
+
+    #[tokio::test]
+    async fn claim_is_one_conditional_update_returning_the_old_item_either_way() {
+        let (ledger, capture) = ledger();
+
+        let _ = ledger.claim(&op(), "p1", 1000, &RULES).await;
+
+        let sent = capture.0.lock().unwrap().clone();
+        assert_eq!(sent.len(), 1);
+        let body = &sent[0];
+        assert_eq!(body["TableName"], "ledger");
+        assert_eq!(body["Key"]["operationId"]["S"], op().as_str());
+        assert_eq!(body["ConditionExpression"], CLAIM_CONDITION);
+        assert_eq!(
+            body["ConditionExpression"],
+            "attribute_not_exists(operationId) OR (#status IN (:inProgress, :accepted) \
+             AND leaseExpiresAt < :now AND fingerprint = :fingerprint AND expiresAt >= :now)"
+        );
+        assert_eq!(body["UpdateExpression"], CLAIM_UPDATE);
+        assert_eq!(body["ReturnValues"], "ALL_OLD");
+        assert_eq!(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
+        let values = &body["ExpressionAttributeValues"];
+        assert_eq!(values[":now"]["N"], "1000");
+        assert_eq!(values[":leaseExpiresAt"]["N"], "1060");
+        assert_eq!(values[":expiresAt"]["N"], "4600");
+        assert_eq!(values[":fingerprint"]["S"], "p1");
+        assert_eq!(values[":inProgress"]["S"], "in_progress");
+        assert_eq!(values[":accepted"]["S"], "accepted");
+    }
+
+    #[tokio::test]
+    async fn holder_writes_are_conditional_on_the_fence_and_the_status_they_move_from() {
+        let (ledger, capture) = ledger();
+        let op = op();
+
+        let _ = ledger.accept(&op, 3, "job-1", 1000).await;
+        let _ = ledger.complete(&op, 3, "s3://b/k", "h", 1001).await;
+        let _ = ledger.fail(&op, 3, "Business.OcrFailed", 1002).await;
+        let _ = ledger.mark_unresolved(&op, 3, "ops", "check", 1003).await;
+
+        let sent = capture.0.lock().unwrap().clone();
+        let conditions: Vec<_> = sent
+            .iter()
+            .map(|b| b["ConditionExpression"].clone())
+            .collect();
+        assert_eq!(
+            conditions,
+            [
+                ACCEPT_CONDITION,
+                FINISH_CONDITION,
+                FINISH_CONDITION,
+                FINISH_CONDITION
+            ]
+        );
+        assert_eq!(ACCEPT_CONDITION, "fence = :fence AND #status = :inProgress");
+        assert_eq!(
+            FINISH_CONDITION,
+            "fence = :fence AND #status IN (:inProgress, :accepted)"
+        );
+        for body in &sent {
+            assert_eq!(body["ExpressionAttributeValues"][":fence"]["N"], "3");
+            assert_eq!(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
+        }
+        let updates: Vec<_> = sent.iter().map(|b| b["UpdateExpression"].clone()).collect();
+        assert_eq!(
+            updates,
+            [
+                ACCEPT_UPDATE,
+                COMPLETE_UPDATE,
+                FAIL_UPDATE,
+                UNRESOLVED_UPDATE
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_transient_failure_name_is_refused_before_any_request() {
+        let (ledger, capture) = ledger();
+
+        let err = ledger
+            .fail(&op(), 1, "Transient.Dependency", 1000)
+            .await
+            .unwrap_err();
+
+        assert_eq!(err.name(), "Fatal.Internal");
+        assert!(capture.0.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn claim_entries_read_back_with_their_fence_by_position() {
+        let attempt = |fence: Option<u64>, note: &str| match attempt_value(1, fence, note) {
+            AttributeValue::L(mut l) => l.remove(0),
+            _ => unreachable!(),
+        };
+        let item: Item = HashMap::from([
+            ("operationId".into(), s(op().as_str())),
+            ("fingerprint".into(), s("p1")),
+            ("status".into(), s("completed")),
+            ("leaseExpiresAt".into(), n(61)),
+            ("leaseSeconds".into(), n(60)),
+            ("fence".into(), n(2)),
+            ("createdAt".into(), n(1)),
+            ("expiresAt".into(), n(3601)),
+            (
+                "attempts".into(),
+                AttributeValue::L(vec![
+                    attempt(None, CLAIM_NOTE),
+                    attempt(Some(1), "accepted"),
+                    attempt(None, CLAIM_NOTE),
+                    attempt(Some(2), "completed"),
+                ]),
+            ),
+        ]);
+
+        let rec = record_from(&item).unwrap();
+
+        let fences: Vec<_> = rec.attempts.iter().map(|a| a.fence).collect();
+        assert_eq!(fences, [1, 1, 2, 2]);
+        assert_eq!(rec.status, LedgerStatus::Completed);
+    }
+}

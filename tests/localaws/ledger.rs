@@ -1,0 +1,468 @@
+//! The operation ledger on DynamoDB (LocalStack): Powertools' idempotency test matrix (first
+//! execution, in progress, completed, expired, tampered payload, store errors, concurrent
+//! invocations) through `DynamoLedger`, with the DynamoDB requests each case costs counted on the
+//! wire and printed for the benchmark note (`--nocapture` shows them).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    TimeToLiveSpecification,
+};
+use aws_sdk_dynamodb::Client;
+use docket_aws::ledger::DynamoLedger;
+use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
+use docket_core::ledger::{Claimed, LeaseRules, Ledger, LedgerStatus};
+use docket_core::{Error, Family};
+use serde_json::json;
+
+use crate::util;
+
+const RULES: LeaseRules = LeaseRules {
+    lease_seconds: 60,
+    retention_seconds: 86_400,
+};
+const T0: i64 = 1_700_000_000;
+
+/// Counts requests by operation (`X-Amz-Target`), as sent on the wire.
+#[derive(Debug, Clone, Default)]
+struct Requests(Arc<Mutex<BTreeMap<String, usize>>>);
+
+impl Requests {
+    fn take(&self) -> BTreeMap<String, usize> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+impl Intercept for Requests {
+    fn name(&self) -> &'static str {
+        "Requests"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let target = context
+            .request()
+            .headers()
+            .get("x-amz-target")
+            .unwrap_or("?");
+        let op = target.rsplit('.').next().unwrap_or(target).to_string();
+        *self.0.lock().unwrap().entry(op).or_default() += 1;
+        Ok(())
+    }
+}
+
+struct Fixture {
+    ledger: DynamoLedger,
+    requests: Requests,
+    client: Client,
+    table: String,
+}
+
+/// A fresh ledger table (key `operationId`, TTL on `expiresAt`, as in infra/template.yaml) in
+/// `region`, and a ledger over it whose client counts its requests and does not retry (so each
+/// injected fault is seen once).
+async fn fixture_in(region: &str) -> Fixture {
+    let config = util::aws_in(region).await;
+    let client = Client::new(&config);
+    let table = util::unique("ledger");
+    client
+        .create_table()
+        .table_name(&table)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("operationId")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("operationId")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("create ledger table");
+    client
+        .update_time_to_live()
+        .table_name(&table)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .enabled(true)
+                .attribute_name("expiresAt")
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("enable TTL");
+    let requests = Requests::default();
+    let conf = aws_sdk_dynamodb::config::Builder::from(&config)
+        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+        .interceptor(requests.clone())
+        .build();
+    Fixture {
+        ledger: DynamoLedger::new(Client::from_conf(conf), &table),
+        requests,
+        client,
+        table,
+    }
+}
+
+async fn fixture() -> Fixture {
+    fixture_in("us-east-1").await
+}
+
+fn op() -> OperationId {
+    let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), &util::unique("invoice"));
+    let source = SourceVersion {
+        version_id: "v1".into(),
+        sha256: "ab".repeat(32),
+    };
+    OperationId::new(&RunId::new(&doc, &source, "pconfig", 0), "ocr", None)
+}
+
+fn fence_of(claimed: &Claimed) -> u64 {
+    match claimed {
+        Claimed::Fresh { fence } | Claimed::TakenOver { fence, .. } => *fence,
+        Claimed::AlreadyDone(rec) => panic!("expected a claim, got done {rec:?}"),
+    }
+}
+
+fn total(counts: &BTreeMap<String, usize>) -> usize {
+    counts.values().sum()
+}
+
+#[tokio::test]
+async fn first_run_claims_fresh_and_completes_in_two_writes() {
+    let f = fixture().await;
+    let op = op();
+
+    let claimed = f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap();
+    f.ledger
+        .complete(&op, fence_of(&claimed), "s3://derived/r.json", "h1", T0 + 1)
+        .await
+        .unwrap();
+    let cost = f.requests.take();
+
+    println!("ledger requests, first run (claim + complete): {cost:?}");
+    assert_eq!(claimed, Claimed::Fresh { fence: 1 });
+    assert_eq!(cost, BTreeMap::from([("UpdateItem".to_string(), 2)]));
+    let rec = f.ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Completed);
+    assert_eq!(rec.fence, 1);
+    assert_eq!(rec.created_at, T0);
+    assert_eq!(rec.expires_at, T0 + 86_400);
+    let fences: Vec<_> = rec.attempts.iter().map(|a| a.fence).collect();
+    assert_eq!(fences, [1, 1]);
+}
+
+#[tokio::test]
+async fn first_run_through_a_provider_costs_three_writes() {
+    let f = fixture().await;
+    let op = op();
+
+    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+    f.ledger.accept(&op, fence, "job-1", T0 + 5).await.unwrap();
+    f.ledger
+        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 30)
+        .await
+        .unwrap();
+    let cost = f.requests.take();
+
+    println!("ledger requests, first run (claim + accept + complete): {cost:?}");
+    assert_eq!(total(&cost), 3);
+    let rec = f.ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.provider_job_id.as_deref(), Some("job-1"));
+    assert_eq!(
+        rec.lease_expires_at,
+        T0 + 5 + 60,
+        "accept extended the lease"
+    );
+}
+
+#[tokio::test]
+async fn duplicate_during_a_live_claim_is_refused_in_progress_by_one_failed_write() {
+    let f = fixture().await;
+    let op = op();
+    f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap();
+    let before = f.ledger.get(&op).await.unwrap();
+    f.requests.take();
+
+    let err = f
+        .ledger
+        .claim(&op, "p1", T0 + 30, &RULES)
+        .await
+        .unwrap_err();
+    let cost = f.requests.take();
+
+    println!("ledger requests, duplicate while in progress: {cost:?}");
+    assert_eq!(err.name(), "Transient.InProgress");
+    assert_eq!(cost, BTreeMap::from([("UpdateItem".to_string(), 1)]));
+    assert_eq!(f.ledger.get(&op).await.unwrap(), before);
+}
+
+#[tokio::test]
+async fn completed_replay_returns_the_recorded_result_in_one_request_without_the_effect() {
+    let f = fixture().await;
+    let op = op();
+    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
+        .await
+        .unwrap();
+    f.requests.take();
+
+    let replay = f.ledger.claim(&op, "p1", T0 + 3_600, &RULES).await.unwrap();
+    let cost = f.requests.take();
+
+    println!("ledger requests, completed replay: {cost:?}");
+    assert_eq!(cost, BTreeMap::from([("UpdateItem".to_string(), 1)]));
+    let Claimed::AlreadyDone(rec) = replay else {
+        panic!("expected done, got {replay:?}")
+    };
+    assert_eq!(rec.result_pointer.as_deref(), Some("s3://derived/r.json"));
+    assert_eq!(rec.result_hash.as_deref(), Some("h1"));
+    assert_eq!(rec.attempts.len(), 2, "the replay appended nothing");
+}
+
+#[tokio::test]
+async fn expired_lease_is_taken_over_with_fence_plus_one_and_the_late_completion_is_fenced_out() {
+    let f = fixture().await;
+    let op = op();
+    let old = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+
+    let takeover = f.ledger.claim(&op, "p1", T0 + 61, &RULES).await.unwrap();
+    let Claimed::TakenOver { fence, previous } = takeover else {
+        panic!("expected a takeover, got {takeover:?}")
+    };
+    let late = f
+        .ledger
+        .complete(&op, old, "s3://derived/late.json", "late", T0 + 62)
+        .await
+        .unwrap_err();
+    f.ledger
+        .complete(&op, fence, "s3://derived/r.json", "h2", T0 + 63)
+        .await
+        .unwrap();
+
+    assert_eq!((old, fence), (1, 2));
+    assert_eq!(previous.status, LedgerStatus::InProgress);
+    assert_eq!(previous.fence, 1);
+    assert_eq!(late.name(), "Conflict.FencedOut");
+    let rec = f.ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.result_hash.as_deref(), Some("h2"));
+    assert_eq!(rec.created_at, T0, "a takeover keeps the creation time");
+    let fences: Vec<_> = rec.attempts.iter().map(|a| a.fence).collect();
+    assert_eq!(fences, [1, 2, 2]);
+}
+
+#[tokio::test]
+async fn takeover_of_an_accepted_operation_hands_over_the_provider_job() {
+    let f = fixture().await;
+    let op = op();
+    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+    f.ledger.accept(&op, fence, "job-1", T0 + 10).await.unwrap();
+
+    let live = f
+        .ledger
+        .claim(&op, "p1", T0 + 69, &RULES)
+        .await
+        .unwrap_err();
+    let takeover = f.ledger.claim(&op, "p1", T0 + 71, &RULES).await.unwrap();
+
+    assert_eq!(live.name(), "Transient.InProgress");
+    let Claimed::TakenOver { fence, previous } = takeover else {
+        panic!("expected a takeover, got {takeover:?}")
+    };
+    assert_eq!(fence, 2);
+    assert_eq!(previous.status, LedgerStatus::Accepted);
+    assert_eq!(previous.provider_job_id.as_deref(), Some("job-1"));
+}
+
+#[tokio::test]
+async fn tampered_parameters_are_a_conflict_and_overwrite_nothing() {
+    let f = fixture().await;
+    let op = op();
+    f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap();
+    let before = f.ledger.get(&op).await.unwrap();
+
+    let live = f.ledger.claim(&op, "p2", T0 + 1, &RULES).await.unwrap_err();
+    let expired = f
+        .ledger
+        .claim(&op, "p2", T0 + 61, &RULES)
+        .await
+        .unwrap_err();
+
+    assert_eq!(live.name(), "Conflict.ParametersChanged");
+    assert_eq!(expired.name(), "Conflict.ParametersChanged");
+    assert_eq!(f.ledger.get(&op).await.unwrap(), before);
+}
+
+#[tokio::test]
+async fn completion_repeated_after_a_lost_acknowledgement_succeeds_without_writing_again() {
+    let f = fixture().await;
+    let op = op();
+    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
+        .await
+        .unwrap();
+
+    let repeat = f
+        .ledger
+        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 2)
+        .await;
+    let different = f
+        .ledger
+        .complete(&op, fence, "s3://derived/x.json", "h9", T0 + 3)
+        .await;
+
+    assert_eq!(repeat, Ok(()));
+    assert_eq!(different.unwrap_err().name(), "Conflict.FencedOut");
+    let rec = f.ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.attempts.len(), 2);
+    assert_eq!(rec.result_hash.as_deref(), Some("h1"));
+}
+
+#[tokio::test]
+async fn concurrent_claims_yield_exactly_one_holder() {
+    let f = fixture().await;
+    let op = op();
+
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let (ledger, op) = (f.ledger.clone(), op.clone());
+            tokio::spawn(async move { ledger.claim(&op, "p1", T0, &RULES).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for call in calls {
+        results.push(call.await.unwrap());
+    }
+
+    let holders = results.iter().filter(|r| r.is_ok()).count();
+    let busy = results
+        .iter()
+        .filter(|r| matches!(r, Err(Error::InProgress(_))))
+        .count();
+    assert_eq!((holders, busy), (1, 7), "{results:?}");
+    assert_eq!(f.ledger.get(&op).await.unwrap().unwrap().fence, 1);
+}
+
+#[tokio::test]
+async fn failed_operation_replays_its_error_and_unresolved_one_is_listed_with_its_owner() {
+    let f = fixture().await;
+    let failed = op();
+    let unknown = op();
+    let a = fence_of(&f.ledger.claim(&failed, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .fail(&failed, a, "Business.OcrFailed", T0 + 1)
+        .await
+        .unwrap();
+    let b = fence_of(&f.ledger.claim(&unknown, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .mark_unresolved(&unknown, b, "ops-oncall", "look up job-7", T0 + 1)
+        .await
+        .unwrap();
+
+    let replayed = f.ledger.claim(&failed, "p1", T0 + 99, &RULES).await;
+    let blocked = f.ledger.claim(&unknown, "p1", T0 + 99, &RULES).await;
+    let listed = f.ledger.unresolved().await.unwrap();
+
+    assert_eq!(replayed.unwrap_err().name(), "Business.OcrFailed");
+    assert_eq!(blocked.unwrap_err().name(), "Ambiguous.OutcomeUnknown");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].operation_id, unknown);
+    assert_eq!(listed[0].owner.as_deref(), Some("ops-oncall"));
+    assert_eq!(listed[0].next_action.as_deref(), Some("look up job-7"));
+}
+
+#[tokio::test]
+async fn claim_past_retention_is_refused_until_an_operator_decides() {
+    let f = fixture().await;
+    let op = op();
+    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
+        .await
+        .unwrap();
+    let never_finished = self::op();
+    f.ledger
+        .claim(&never_finished, "p1", T0, &RULES)
+        .await
+        .unwrap();
+
+    let done = f.ledger.claim(&op, "p1", T0 + 86_401, &RULES).await;
+    let held = f
+        .ledger
+        .claim(&never_finished, "p1", T0 + 86_401, &RULES)
+        .await;
+
+    assert_eq!(done.unwrap_err().name(), "Conflict.RetentionExpired");
+    assert_eq!(held.unwrap_err().name(), "Conflict.RetentionExpired");
+    assert_eq!(
+        f.ledger.get(&never_finished).await.unwrap().unwrap().fence,
+        1
+    );
+}
+
+async fn chaos(method: reqwest::Method, rules: &serde_json::Value) {
+    let response = reqwest::Client::new()
+        .request(
+            method,
+            format!("{}/_localstack/chaos/faults", util::endpoint()),
+        )
+        .json(rules)
+        .send()
+        .await
+        .expect("chaos endpoint reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+}
+
+#[tokio::test]
+async fn store_errors_are_transient_and_leave_no_claim_behind() {
+    // A region of its own, so the fault cannot touch the other tests.
+    const REGION: &str = "me-central-1";
+    let f = fixture_in(REGION).await;
+    let op = op();
+    let rule = json!([{
+        "service": "dynamodb", "operation": "UpdateItem", "region": REGION, "probability": 1,
+        "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}
+    }]);
+
+    chaos(reqwest::Method::PATCH, &rule).await;
+    let during = f.ledger.claim(&op, "p1", T0, &RULES).await;
+    chaos(reqwest::Method::DELETE, &rule).await;
+    let stored = f
+        .client
+        .get_item()
+        .table_name(&f.table)
+        .key(
+            "operationId",
+            aws_sdk_dynamodb::types::AttributeValue::S(op.as_str().into()),
+        )
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    let after = f.ledger.claim(&op, "p1", T0 + 1, &RULES).await;
+
+    let err = during.unwrap_err();
+    assert_eq!(err.family(), Family::Transient, "{err:?}");
+    assert_eq!(err.name(), "Transient.Dependency");
+    assert!(stored.item().is_none());
+    assert_eq!(after, Ok(Claimed::Fresh { fence: 1 }));
+}
