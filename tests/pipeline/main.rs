@@ -5,6 +5,7 @@ mod audit;
 mod duplicates;
 mod happy;
 mod hostile;
+mod lost_ack;
 mod privacy;
 mod stack;
 #[allow(dead_code)]

@@ -8,7 +8,7 @@ use aws_sdk_s3::Client;
 use docket_core::ports::{BlobStore, ObjectMeta, ObjectRef};
 use docket_core::Error;
 
-use crate::errors::{classify, code};
+use crate::errors::{classify, classify_effect, code};
 
 /// S3 objects.
 #[derive(Debug, Clone)]
@@ -119,7 +119,7 @@ impl BlobStore for S3Blobs {
             .body(ByteStream::from(body))
             .send()
             .await
-            .map_err(|e| classify("s3 PutObject", e))?;
+            .map_err(|e| classify_effect("s3 PutObject", e))?;
         Ok(out.version_id().map(str::to_string))
     }
 
@@ -138,7 +138,7 @@ impl BlobStore for S3Blobs {
             .set_metadata(Some(metadata.clone().into_iter().collect()))
             .send()
             .await
-            .map_err(|e| classify("s3 CopyObject", e))?;
+            .map_err(|e| classify_effect("s3 CopyObject", e))?;
         Ok(())
     }
 }

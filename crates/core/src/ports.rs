@@ -253,7 +253,8 @@ pub trait Ocr: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Started {
-    /// A new execution.
+    /// The start was accepted: a new execution, or (Step Functions answers an identical start
+    /// of a still-running Standard execution idempotently) the same one again.
     New,
     /// An execution with that name existed already (a duplicate start): not an error.
     AlreadyExists,

@@ -1,0 +1,330 @@
+//! Lost acknowledgements: the request commits, the answer is lost (injected by the SDK fault
+//! interceptor, `docket_aws::faults`), the step is retried as Step Functions or Lambda would.
+//! Each test counts what must exist exactly once. The steps run in this process against the
+//! deployed stack's buckets, tables, state machine and Textract.
+
+use std::collections::BTreeMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::faults::{Faults, Rule};
+use docket_aws::s3::S3Blobs;
+use docket_aws::sfn::SfnWorkflow;
+use docket_aws::textract::TextractOcr;
+use docket_core::config::PipelineConfig;
+use docket_core::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::ports::{Change, ObjectRef, RunRecord, RunStatus, Store};
+use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
+use docket_core::steps::{ocr, route, validate, Clock, Context, Layout, RunInput};
+use docket_core::Error;
+
+use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use crate::util;
+
+fn one(rule: Rule) -> Faults {
+    Faults::builder().rule(rule).build()
+}
+
+async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
+    DynamoStore::with_faults(
+        &util::aws().await,
+        Tables {
+            runs: stack.out("RunsTable").into(),
+            documents: stack.out("DocumentsTable").into(),
+            audit: stack.out("AuditTable").into(),
+            checkpoints: stack.out("AuditCheckpointsTable").into(),
+        },
+        faults,
+    )
+}
+
+fn ctx(stack: &Stack, actor: &str) -> Context {
+    Context {
+        layout: Layout {
+            raw_bucket: stack.out("RawBucket").into(),
+            normalized_bucket: stack.out("NormalizedBucket").into(),
+            derived_bucket: stack.out("DerivedBucket").into(),
+        },
+        config: PipelineConfig::builtin(),
+        actor: actor.into(),
+        clock: Clock::System,
+    }
+}
+
+fn count_actions(chain: &[docket_core::audit::AuditEntry], action: &str) -> usize {
+    chain.iter().filter(|e| e.draft.action == action).count()
+}
+
+/// An inbox upload and the event ingest gets for it.
+async fn upload(stack: &Stack, tenant: &str, name: &str) -> ObjectCreated {
+    let key = format!("inbox/{tenant}/{name}");
+    let version = stack
+        .upload(
+            &key,
+            invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
+        )
+        .await;
+    ObjectCreated {
+        bucket: stack.out("RawBucket").into(),
+        key,
+        version_id: Some(version),
+        sequencer: None,
+        time: Some("2026-11-30T10:00:00Z".into()),
+    }
+}
+
+#[tokio::test]
+async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let event = upload(&stack, &tenant, "lost-commit.pdf").await;
+    let faults = one(Rule::lose_response("dynamodb", "TransactWriteItems").nth(1));
+    let store = store(&stack, &faults).await;
+    let sdk = util::aws().await;
+    let workflow = SfnWorkflow::new(&sdk, stack.out("StateMachineAliasArn").into());
+    let blobs = S3Blobs::new(&sdk);
+
+    let first = ingest::handle(
+        &blobs,
+        &store,
+        &workflow,
+        &ctx(&stack, "docket/ingest"),
+        &event,
+    )
+    .await;
+    let again = ingest::handle(
+        &blobs,
+        &store,
+        &workflow,
+        &ctx(&stack, "docket/ingest"),
+        &event,
+    )
+    .await;
+
+    assert_eq!(faults.injected(), 1, "the answer was lost once");
+    let document = Stack::document_id(&tenant, "lost-commit.pdf");
+    assert!(
+        matches!(first, Ok(IngestOutcome::Started { .. })),
+        "{first:?}"
+    );
+    // New or AlreadyExists: Step Functions answers an identical start of a running execution
+    // as if it were the first; the execution count below is what must be one.
+    assert!(
+        matches!(again, Ok(IngestOutcome::Started { .. })),
+        "{again:?}"
+    );
+    let runs = stack.wait_for_runs(&document, 1).await;
+    assert_eq!(runs.len(), 1, "one run record");
+    let executions = stack
+        .sfn
+        .list_executions()
+        .state_machine_arn(stack.out("StateMachineArn"))
+        .send()
+        .await
+        .unwrap();
+    let run_id = s(&runs[0], "runId");
+    let ours = executions
+        .executions()
+        .iter()
+        .filter(|e| e.name() == run_id)
+        .count();
+    assert_eq!(ours, 1, "one execution");
+    let chain = stack.wait_for_action(&document, "run.completed").await;
+    assert_eq!(count_actions(&chain, "document.accepted"), 1);
+    assert_eq!(count_actions(&chain, "run.completed"), 1);
+}
+
+#[tokio::test]
+async fn lost_answer_to_start_execution_makes_one_execution() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let event = upload(&stack, &tenant, "lost-start.pdf").await;
+    let faults = one(Rule::lose_response("sfn", "StartExecution").nth(1));
+    let sdk = util::aws().await;
+    let workflow =
+        SfnWorkflow::with_faults(&sdk, stack.out("StateMachineAliasArn").into(), &faults);
+    let store = store(&stack, &Faults::none()).await;
+    let blobs = S3Blobs::new(&sdk);
+
+    let first = ingest::handle(
+        &blobs,
+        &store,
+        &workflow,
+        &ctx(&stack, "docket/ingest"),
+        &event,
+    )
+    .await;
+    let retried = ingest::handle(
+        &blobs,
+        &store,
+        &workflow,
+        &ctx(&stack, "docket/ingest"),
+        &event,
+    )
+    .await;
+
+    assert_eq!(faults.injected(), 1);
+    assert!(
+        first.is_err(),
+        "the lost answer is an error the caller retries: {first:?}"
+    );
+    let Ok(IngestOutcome::Started { run_id, .. }) = retried else {
+        panic!("{retried:?}");
+    };
+    let executions = stack
+        .sfn
+        .list_executions()
+        .state_machine_arn(stack.out("StateMachineArn"))
+        .send()
+        .await
+        .unwrap();
+    let ours = executions
+        .executions()
+        .iter()
+        .filter(|e| e.name() == run_id.as_str())
+        .count();
+    assert_eq!(ours, 1, "one execution");
+    let document = Stack::document_id(&tenant, "lost-start.pdf");
+    let chain = stack.wait_for_action(&document, "run.completed").await;
+    assert_eq!(count_actions(&chain, "run.completed"), 1);
+}
+
+/// A run prepared by hand from a raw object outside the inbox (so EventBridge does not start the
+/// deployed pipeline on it too): the record exists, the steps after ingest are ours to drive.
+async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput {
+    let tenant = Tenant::parse(&tenant()).unwrap();
+    let body = invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50"));
+    let key = format!("fixtures/{tenant}/invoice.pdf");
+    let version = stack.upload(&key, body.clone()).await;
+    let document = DocumentId::new(&tenant, "invoice.pdf");
+    let source = SourceVersion {
+        version_id: version.clone(),
+        sha256: sha256_hex(&body),
+    };
+    let config = PipelineConfig::builtin();
+    let run_id = RunId::new(&document, &source, &config.fingerprint(), 0);
+    let raw = ObjectRef {
+        bucket: stack.out("RawBucket").into(),
+        key,
+        version_id: Some(version),
+    };
+    let record = RunRecord {
+        run_id: run_id.clone(),
+        document_id: document.clone(),
+        tenant: tenant.clone(),
+        source: source.clone(),
+        raw: raw.clone(),
+        source_order: "1".into(),
+        config_fingerprint: config.fingerprint(),
+        status: RunStatus::Started,
+        created_at: "2026-11-30T10:00:00Z".into(),
+        outputs: BTreeMap::new(),
+        error: None,
+    };
+    store
+        .commit(vec![Change::CreateRun(record)])
+        .await
+        .unwrap()
+        .unwrap();
+    RunInput {
+        tenant,
+        document_id: document,
+        run_id,
+        raw,
+        sha256: source.sha256,
+        source_order: "1".into(),
+        config_fingerprint: config.fingerprint(),
+    }
+}
+
+#[tokio::test]
+async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_one_result() {
+    let stack = Stack::load().await;
+    let sdk = util::aws().await;
+    let store = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &store).await;
+    let ctx = ctx(&stack, "docket/test");
+    let textract_faults = one(Rule::lose_response("textract", "StartDocumentTextDetection").nth(1));
+    let textract = TextractOcr::with_faults(&sdk, &textract_faults);
+    let s3_faults = one(Rule::lose_response("s3", "PutObject").nth(1));
+    let blobs = S3Blobs::new(&sdk);
+    let lossy_blobs = S3Blobs::with_faults(&sdk, &s3_faults);
+
+    // OCR start: the answer is lost; the retry reuses the token and finds the same job.
+    let lost = ocr::start(&textract, &store, &ctx, &input).await;
+    let started = ocr::start(&textract, &store, &ctx, &input).await.unwrap();
+    let again = ocr::start(&textract, &store, &ctx, &input).await.unwrap();
+    let normalized = loop {
+        let polled = ocr::poll(&textract, &blobs, &store, &ctx, &input, &started.job_id)
+            .await
+            .unwrap();
+        if let Some(n) = polled.normalized {
+            break n;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    let validated = validate::run(&blobs, &store, &ctx, &input, &normalized)
+        .await
+        .unwrap();
+    // Route: the result put commits, its answer is lost; the retried route completes once.
+    let lost_route = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report).await;
+    let routed = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report)
+        .await
+        .unwrap();
+
+    assert!(matches!(lost, Err(Error::OutcomeUnknown(_))), "{lost:?}");
+    assert_eq!(
+        started.job_id, again.job_id,
+        "one Textract job for the operation"
+    );
+    assert!(
+        matches!(lost_route, Err(Error::OutcomeUnknown(_))),
+        "{lost_route:?}"
+    );
+    assert_eq!(routed.status, "completed");
+    assert_eq!((textract_faults.injected(), s3_faults.injected()), (1, 1));
+    let versions = stack
+        .s3
+        .list_object_versions()
+        .bucket(stack.out("DerivedBucket"))
+        .prefix(&routed.result.key)
+        .send()
+        .await
+        .unwrap();
+    let mut contents = std::collections::BTreeSet::new();
+    for v in versions.versions() {
+        let body = stack
+            .s3
+            .get_object()
+            .bucket(stack.out("DerivedBucket"))
+            .key(&routed.result.key)
+            .set_version_id(v.version_id().map(str::to_string))
+            .send()
+            .await
+            .unwrap();
+        contents.insert(sha256_hex(&body.body.collect().await.unwrap().into_bytes()));
+    }
+    assert_eq!(contents.len(), 1, "one distinct result content");
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "run.completed"), 1);
+    let completed = chain
+        .iter()
+        .find(|e| e.draft.action == "run.completed")
+        .unwrap();
+    assert_eq!(
+        completed.draft.detail["sha256"].as_str(),
+        contents.first().map(String::as_str),
+        "the stored result is the one the audit log records"
+    );
+    let run = stack
+        .dynamodb
+        .get_item()
+        .table_name(stack.out("RunsTable"))
+        .key("runId", AttributeValue::S(input.run_id.to_string()))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(s(&run.into_iter().collect(), "status"), "completed");
+}
