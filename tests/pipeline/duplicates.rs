@@ -58,18 +58,7 @@ async fn the_same_event_three_times_twice_concurrently_makes_one_execution_and_o
         assert_eq!(answer["outcome"], "started", "{answer}");
         assert_eq!(answer["run_id"], run_id.as_str(), "{answer}");
     }
-    let executions = stack
-        .sfn
-        .list_executions()
-        .state_machine_arn(stack.out("StateMachineArn"))
-        .send()
-        .await
-        .unwrap();
-    let ours = executions
-        .executions()
-        .iter()
-        .filter(|e| e.name() == run_id)
-        .count();
+    let ours = stack.executions_named(&run_id).await;
     assert_eq!(ours, 1, "one execution");
     let derived = stack
         .keys(stack.out("DerivedBucket"), &format!("{tenant}/{document}/"))

@@ -115,19 +115,8 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
     );
     let runs = stack.wait_for_runs(&document, 1).await;
     assert_eq!(runs.len(), 1, "one run record");
-    let executions = stack
-        .sfn
-        .list_executions()
-        .state_machine_arn(stack.out("StateMachineArn"))
-        .send()
-        .await
-        .unwrap();
     let run_id = s(&runs[0], "runId");
-    let ours = executions
-        .executions()
-        .iter()
-        .filter(|e| e.name() == run_id)
-        .count();
+    let ours = stack.executions_named(&run_id).await;
     assert_eq!(ours, 1, "one execution");
     let chain = stack.wait_for_action(&document, "run.completed").await;
     assert_eq!(count_actions(&chain, "document.accepted"), 1);
@@ -171,18 +160,7 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
     let Ok(IngestOutcome::Started { run_id, .. }) = retried else {
         panic!("{retried:?}");
     };
-    let executions = stack
-        .sfn
-        .list_executions()
-        .state_machine_arn(stack.out("StateMachineArn"))
-        .send()
-        .await
-        .unwrap();
-    let ours = executions
-        .executions()
-        .iter()
-        .filter(|e| e.name() == run_id.as_str())
-        .count();
+    let ours = stack.executions_named(run_id.as_str()).await;
     assert_eq!(ours, 1, "one execution");
     let document = Stack::document_id(&tenant, "lost-start.pdf");
     let chain = stack.wait_for_action(&document, "run.completed").await;

@@ -185,6 +185,22 @@ impl Stack {
         }
     }
 
+    /// How many executions of the state machine carry the name `run_id`.
+    pub async fn executions_named(&self, run_id: &str) -> usize {
+        let out = self
+            .sfn
+            .list_executions()
+            .state_machine_arn(self.out("StateMachineArn"))
+            .max_results(1000)
+            .send()
+            .await
+            .expect("list executions");
+        out.executions()
+            .iter()
+            .filter(|e| e.name() == run_id)
+            .count()
+    }
+
     /// Every event of an execution's history, with execution data.
     pub async fn history(&self, run_id: &str) -> Vec<aws_sdk_sfn::types::HistoryEvent> {
         let mut events = Vec::new();

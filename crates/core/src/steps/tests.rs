@@ -492,29 +492,57 @@ async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
     assert_eq!(w.chain_of(&document).await.len(), landed);
 }
 
-/// A store where another writer appends to the chain between our read of the head and our commit.
-struct RacingStore {
-    inner: MemoryStore,
-    raced: std::sync::atomic::AtomicBool,
+/// How [`TwistedStore`] bends its first commit.
+enum Twist {
+    /// Another writer appends to the chain between our read of the head and our commit.
+    RaceForSeq,
+    /// The commit lands but its answer is lost (the "lost acknowledgement").
+    LoseAnswer,
 }
 
-impl Store for RacingStore {
+/// A memory store whose first commit is bent by a [`Twist`]; later ones pass through.
+struct TwistedStore {
+    inner: MemoryStore,
+    twist: Twist,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl TwistedStore {
+    fn new(twist: Twist) -> Self {
+        TwistedStore {
+            inner: MemoryStore::default(),
+            twist,
+            done: false.into(),
+        }
+    }
+}
+
+impl Store for TwistedStore {
     async fn commit(
         &self,
         changes: Vec<crate::ports::Change>,
     ) -> Result<Result<(), crate::ports::Refused>, Error> {
-        if !self.raced.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            if let Some(crate::ports::Change::Audit(ours)) = changes.last() {
-                let mut theirs = ours.clone();
-                theirs.draft.action = "someone.else".into();
-                theirs.hash = theirs.compute_hash();
-                self.inner
-                    .commit(vec![crate::ports::Change::Audit(theirs)])
-                    .await?
-                    .unwrap();
+        if self.done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return self.inner.commit(changes).await;
+        }
+        match self.twist {
+            Twist::RaceForSeq => {
+                if let Some(crate::ports::Change::Audit(ours)) = changes.last() {
+                    let mut theirs = ours.clone();
+                    theirs.draft.action = "someone.else".into();
+                    theirs.hash = theirs.compute_hash();
+                    self.inner
+                        .commit(vec![crate::ports::Change::Audit(theirs)])
+                        .await?
+                        .unwrap();
+                }
+                self.inner.commit(changes).await
+            }
+            Twist::LoseAnswer => {
+                self.inner.commit(changes).await?.unwrap();
+                Err(Error::OutcomeUnknown("answer lost".into()))
             }
         }
-        self.inner.commit(changes).await
     }
     async fn run(&self, id: &crate::ids::RunId) -> Result<Option<crate::ports::RunRecord>, Error> {
         self.inner.run(id).await
@@ -542,10 +570,7 @@ impl Store for RacingStore {
 #[tokio::test]
 async fn an_append_that_loses_the_race_for_its_seq_rereads_the_head_and_lands_next() {
     let w = world();
-    let store = RacingStore {
-        inner: MemoryStore::default(),
-        raced: false.into(),
-    };
+    let store = TwistedStore::new(Twist::RaceForSeq);
     let document = DocumentId::for_rejected_key("k");
 
     let entry = super::record(
@@ -571,53 +596,10 @@ async fn an_append_that_loses_the_race_for_its_seq_rereads_the_head_and_lands_ne
     assert_eq!(verify(&document, &chain, None), Ok(()));
 }
 
-/// A store whose first commit lands but whose answer is lost (the "lost acknowledgement").
-struct LosingStore {
-    inner: MemoryStore,
-    lost: std::sync::atomic::AtomicBool,
-}
-
-impl Store for LosingStore {
-    async fn commit(
-        &self,
-        changes: Vec<crate::ports::Change>,
-    ) -> Result<Result<(), crate::ports::Refused>, Error> {
-        let result = self.inner.commit(changes).await;
-        if !self.lost.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            return Err(Error::OutcomeUnknown("answer lost".into()));
-        }
-        result
-    }
-    async fn run(&self, id: &crate::ids::RunId) -> Result<Option<crate::ports::RunRecord>, Error> {
-        self.inner.run(id).await
-    }
-    async fn document(
-        &self,
-        id: &DocumentId,
-    ) -> Result<Option<crate::ports::DocumentRecord>, Error> {
-        self.inner.document(id).await
-    }
-    async fn audit_head(&self, id: &DocumentId) -> Result<Option<crate::audit::AuditEntry>, Error> {
-        self.inner.audit_head(id).await
-    }
-    async fn audit_checkpoint(
-        &self,
-        id: &DocumentId,
-    ) -> Result<Option<crate::audit::Checkpoint>, Error> {
-        self.inner.audit_checkpoint(id).await
-    }
-    async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<crate::audit::AuditEntry>, Error> {
-        self.inner.audit_entries(id).await
-    }
-}
-
 #[tokio::test]
 async fn a_commit_whose_answer_is_lost_is_reconciled_not_repeated() {
     let w = world();
-    let store = LosingStore {
-        inner: MemoryStore::default(),
-        lost: false.into(),
-    };
+    let store = TwistedStore::new(Twist::LoseAnswer);
     let document = DocumentId::for_rejected_key("lost");
 
     let entry = super::record(
