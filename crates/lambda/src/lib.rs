@@ -67,11 +67,14 @@ pub struct Deps {
     pub store: DynamoStore,
     /// Layout, pipeline config, actor, clock.
     pub ctx: Context,
+    /// Injected faults (none unless explicitly configured), for the adapters a step adds.
+    pub faults: docket_aws::Faults,
 }
 
 impl Deps {
     /// From the environment: `RAW_BUCKET`, `NORMALIZED_BUCKET`, `DERIVED_BUCKET`, the table
-    /// names, `DOCKET_ACTOR` (default `docket/<function name>`).
+    /// names, `DOCKET_ACTOR` (default `docket/<function name>`), and the SDK fault injection of
+    /// `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`.
     pub async fn from_env() -> Result<Deps, Error> {
         let sdk = docket_aws::load_config().await;
         let actor = std::env::var("DOCKET_ACTOR").unwrap_or_else(|_| {
@@ -90,9 +93,12 @@ impl Deps {
             actor,
             clock: Clock::System,
         };
+        let faults = docket_aws::configured_faults()?;
+        let store = DynamoStore::from_env(&sdk)?;
         Ok(Deps {
-            blobs: S3Blobs::new(&sdk),
-            store: DynamoStore::from_env(&sdk)?,
+            blobs: S3Blobs::with_faults(&sdk, &faults),
+            store: DynamoStore::with_faults(&sdk, store.tables().clone(), &faults),
+            faults,
             sdk,
             ctx,
         })

@@ -13,7 +13,11 @@ use tracing::Instrument;
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    let workflow = SfnWorkflow::new(&deps.sdk, docket_aws::env("STATE_MACHINE_ARN")?);
+    let workflow = SfnWorkflow::with_faults(
+        &deps.sdk,
+        docket_aws::env("STATE_MACHINE_ARN")?,
+        &deps.faults,
+    );
     let (deps, workflow) = (&deps, &workflow);
     lambda_runtime::run(service_fn(move |ev| handler(deps, workflow, ev))).await
 }

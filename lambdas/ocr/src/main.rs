@@ -13,7 +13,7 @@ use tracing::Instrument;
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    let textract = TextractOcr::new(&deps.sdk);
+    let textract = TextractOcr::with_faults(&deps.sdk, &deps.faults);
     let (deps, textract) = (&deps, &textract);
     lambda_runtime::run(service_fn(move |ev| handler(deps, textract, ev))).await
 }
