@@ -76,7 +76,10 @@ package_local() {
   local packages=()
   for f in "${functions[@]}"; do packages+=(-p "docket-$f"); done
   say "building ${packages[*]} ($dir) for $(uname -m) into $target_dir"
-  cargo build "${flag[@]}" "${packages[@]}"
+  # --workspace --bins: the features the workspace build resolves, so what `cargo test` already
+  # built is reused (building only the Lambda packages resolves other features of the SDK
+  # crates and rebuilds them).
+  cargo build "${flag[@]}" --workspace --bins
   for f in "${functions[@]}"; do zip_bootstrap "$target_dir/$dir/$f" "$out/$f.zip"; done
 }
 
