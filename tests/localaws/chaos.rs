@@ -134,20 +134,18 @@ async fn latency_effect_and_invalid_rules_are_answered() {
     assert_eq!(body["error"], "InvalidRule");
 }
 
-/// Runs a one-Task state machine that writes to `table` through the `aws-sdk:dynamodb:putItem`
-/// integration and returns the execution's final status and error name.
-async fn run_put_item_state_machine(
+/// Runs a one-Task state machine (`resource` with `parameters`, no Retry) and returns the
+/// execution's final status and error name.
+async fn run_one_task(
     config: &aws_config::SdkConfig,
-    table: &str,
+    resource: &str,
+    parameters: Value,
 ) -> (String, Option<String>) {
     let sfn = aws_sdk_sfn::Client::new(config);
     let definition = json!({
-        "StartAt": "Put",
-        "States": {"Put": {
-            "Type": "Task",
-            "Resource": "arn:aws:states:::aws-sdk:dynamodb:putItem",
-            "Parameters": {"TableName": table, "Item": {"pk": {"S": "from-sfn"}}},
-            "End": true
+        "StartAt": "Task",
+        "States": {"Task": {
+            "Type": "Task", "Resource": resource, "Parameters": parameters, "End": true
         }}
     });
     let machine = sfn
@@ -180,6 +178,19 @@ async fn run_put_item_state_machine(
     panic!("execution still running after 10 s");
 }
 
+async fn run_put_item_state_machine(
+    config: &aws_config::SdkConfig,
+    table: &str,
+) -> (String, Option<String>) {
+    let parameters = json!({"TableName": table, "Item": {"pk": {"S": "from-sfn"}}});
+    run_one_task(
+        config,
+        "arn:aws:states:::aws-sdk:dynamodb:putItem",
+        parameters,
+    )
+    .await
+}
+
 #[tokio::test]
 async fn faults_apply_to_the_calls_step_functions_makes_for_its_sdk_integrations() {
     const REGION: &str = "eu-north-1";
@@ -200,6 +211,35 @@ async fn faults_apply_to_the_calls_step_functions_makes_for_its_sdk_integrations
         error
             .as_deref()
             .is_some_and(|e| e.contains("ProvisionedThroughputExceeded")),
+        "{error:?}"
+    );
+    assert_eq!(after, "SUCCEEDED");
+}
+
+#[tokio::test]
+async fn faults_apply_to_the_lambda_invocations_step_functions_makes() {
+    const REGION: &str = "ap-south-1";
+    let config = util::aws_in(REGION).await;
+    let function = crate::lambda::Function::deploy(&config, 10, &[]).await;
+    let invoke = |f: &crate::lambda::Function| json!({"FunctionName": f.arn.clone(), "Payload": {"echo": "hi"}});
+    let rule = json!([{
+        "service": "lambda", "operation": "Invoke", "region": REGION,
+        "error": {"statusCode": 429, "code": "TooManyRequestsException"}
+    }]);
+
+    patch(rule.clone()).await;
+    let (during, error) =
+        run_one_task(&config, "arn:aws:states:::lambda:invoke", invoke(&function)).await;
+    delete(rule).await;
+    let (after, _) =
+        run_one_task(&config, "arn:aws:states:::lambda:invoke", invoke(&function)).await;
+    function.delete().await;
+
+    assert_eq!(during, "FAILED");
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("TooManyRequests")),
         "{error:?}"
     );
     assert_eq!(after, "SUCCEEDED");
