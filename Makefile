@@ -44,8 +44,8 @@ deploy-local: localstack-up package-local ## deploy the stack to the local AWS; 
 deploy: build ## deploy the stack to AWS with the normal credentials (STACK=, REGION=, STAGE=)
 	@scripts/deploy.sh --aws $(if $(STACK),--stack $(STACK)) $(if $(REGION),--region $(REGION))
 
-cfn-lint: ## lint infra/template.yaml (cfn-lint, installed into .venv on first use)
-	@[ -x .venv/bin/cfn-lint ] || { scripts/localstack.sh install && .venv/bin/pip install --quiet cfn-lint; }
+cfn-lint: ## lint infra/template.yaml (cfn-lint, pinned, installed into .venv on first use)
+	@[ -x .venv/bin/cfn-lint ] || { scripts/localstack.sh install && .venv/bin/pip install --quiet "cfn-lint==1.58.0"; }
 	.venv/bin/cfn-lint infra/template.yaml
 
 fmt: ## format the Rust code
