@@ -88,4 +88,19 @@ async fn a_canary_printed_in_a_document_appears_in_no_history_and_no_log() {
     for (group, message) in &logs {
         assert!(!message.contains(&canary), "canary in {group}: {message}");
     }
+    // Every JSON line of the steps' functions (this run's and any other's) names the document,
+    // the run and the operation.
+    let step_lines: Vec<serde_json::Value> = logs
+        .iter()
+        .filter(|(group, _)| ["-ocr", "-validate", "-route"].iter().any(|f| group.ends_with(f)))
+        .filter_map(|(_, message)| serde_json::from_str(message).ok())
+        .collect();
+    let ours = step_lines.iter().filter(|l| l["span"]["runId"] == run_id.as_str()).count();
+    assert!(ours >= 2, "no step log lines of this run: {step_lines:?}");
+    for line in &step_lines {
+        for field in ["documentId", "runId", "operationId"] {
+            let value = line["span"][field].as_str().unwrap_or_default();
+            assert!(!value.is_empty(), "{field} missing: {line}");
+        }
+    }
 }

@@ -22,7 +22,6 @@ impl From<Error> for Failure {
 
 impl From<Failure> for Diagnostic {
     fn from(Failure(e): Failure) -> Diagnostic {
-        tracing::error!(error = e.name(), family = ?e.family(), "step failed: {e}");
         Diagnostic {
             error_type: e.name().to_string(),
             error_message: e.to_string(),
@@ -55,6 +54,21 @@ pub fn span(step: &str, run: Option<&RunInput>, operation: Option<&str>) -> Span
         runId = run.map(|r| r.run_id.as_str()).unwrap_or(""),
         operationId = operation.unwrap_or(""),
     )
+}
+
+/// Runs a handler's work inside `span`, so that every line it logs (its error too) carries the
+/// span's ids, and maps the taxonomy error to what the runtime reports.
+pub async fn traced<T>(
+    span: Span,
+    work: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Failure> {
+    let work = async move {
+        work.await.map_err(|e| {
+            tracing::error!(error = e.name(), family = ?e.family(), "step failed: {e}");
+            Failure(e)
+        })
+    };
+    tracing::Instrument::instrument(work, span).await
 }
 
 /// What every step needs, built once per execution environment.

@@ -3,11 +3,10 @@
 
 use docket_aws::sfn::SfnWorkflow;
 use docket_core::steps::ingest::{self, ObjectCreated};
-use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -61,9 +60,12 @@ async fn handler(
         sequencer: event.detail.object.sequencer,
         time: event.time,
     };
-    let outcome = ingest::handle(&deps.blobs, &deps.store, workflow, &deps.ctx, &created)
-        .instrument(span("ingest", None, None))
-        .await?;
-    tracing::info!(outcome = ?outcome, "ingested");
+    let outcome = traced(span("ingest", None, None), async {
+        let outcome =
+            ingest::handle(&deps.blobs, &deps.store, workflow, &deps.ctx, &created).await?;
+        tracing::info!(outcome = ?outcome, "ingested");
+        Ok(outcome)
+    })
+    .await?;
     answer(&outcome)
 }

@@ -3,11 +3,10 @@
 
 use docket_aws::textract::TextractOcr;
 use docket_core::steps::{ocr, RunInput};
-use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -39,17 +38,21 @@ async fn handler(
     match parse(ev.payload)? {
         Request::Start { run } => {
             let op = ocr::operation(&run);
-            let started = ocr::start(textract, &deps.store, &deps.ctx, &run)
-                .instrument(span("ocr.start", Some(&run), Some(op.as_str())))
-                .await?;
-            tracing::info!(jobId = %started.job_id, "ocr job started");
+            let started = traced(span("ocr.start", Some(&run), Some(op.as_str())), async {
+                let started = ocr::start(textract, &deps.store, &deps.ctx, &run).await?;
+                tracing::info!(jobId = %started.job_id, "ocr job started");
+                Ok(started)
+            })
+            .await?;
             answer(&started)
         }
         Request::Poll { run, job_id } => {
             let op = ocr::operation(&run);
-            let polled = ocr::poll(textract, &deps.blobs, &deps.store, &deps.ctx, &run, &job_id)
-                .instrument(span("ocr.poll", Some(&run), Some(op.as_str())))
-                .await?;
+            let polled = traced(
+                span("ocr.poll", Some(&run), Some(op.as_str())),
+                ocr::poll(textract, &deps.blobs, &deps.store, &deps.ctx, &run, &job_id),
+            )
+            .await?;
             answer(&polled)
         }
     }

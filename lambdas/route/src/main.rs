@@ -5,11 +5,10 @@
 use docket_core::ids::OperationId;
 use docket_core::ports::ObjectRef;
 use docket_core::steps::{route, RunInput};
-use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tracing::Instrument;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -37,17 +36,21 @@ async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> 
     match parse(ev.payload)? {
         Request::Route { run, report } => {
             let op = OperationId::new(&run.run_id, "route", None);
-            let routed = route::run(&deps.blobs, &deps.store, &deps.ctx, &run, &report)
-                .instrument(span("route", Some(&run), Some(op.as_str())))
-                .await?;
-            tracing::info!(status = %routed.status, "routed");
+            let routed = traced(span("route", Some(&run), Some(op.as_str())), async {
+                let routed = route::run(&deps.blobs, &deps.store, &deps.ctx, &run, &report).await?;
+                tracing::info!(status = %routed.status, "routed");
+                Ok(routed)
+            })
+            .await?;
             answer(&routed)
         }
         Request::Fail { run, error } => {
             let op = OperationId::new(&run.run_id, "fail", None);
-            route::fail(&deps.store, &deps.ctx, &run, &error.error)
-                .instrument(span("route.fail", Some(&run), Some(op.as_str())))
-                .await?;
+            traced(
+                span("route.fail", Some(&run), Some(op.as_str())),
+                route::fail(&deps.store, &deps.ctx, &run, &error.error),
+            )
+            .await?;
             Ok(json!({"status": "failed", "error": error.error}))
         }
     }

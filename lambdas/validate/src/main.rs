@@ -4,11 +4,10 @@
 use docket_core::ids::OperationId;
 use docket_core::ports::ObjectRef;
 use docket_core::steps::{validate, RunInput};
-use docket_lambda::{answer, init_tracing, parse, span, Deps, Failure};
+use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -27,8 +26,10 @@ struct Request {
 async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> {
     let Request { run, normalized } = parse(ev.payload)?;
     let op = OperationId::new(&run.run_id, "validate", None);
-    let validated = validate::run(&deps.blobs, &deps.store, &deps.ctx, &run, &normalized)
-        .instrument(span("validate", Some(&run), Some(op.as_str())))
-        .await?;
+    let validated = traced(
+        span("validate", Some(&run), Some(op.as_str())),
+        validate::run(&deps.blobs, &deps.store, &deps.ctx, &run, &normalized),
+    )
+    .await?;
     answer(&validated)
 }
