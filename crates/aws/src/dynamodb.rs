@@ -195,6 +195,26 @@ impl DynamoStore {
         out.items().iter().map(run_from).collect()
     }
 
+    /// One item by its hash key, strongly consistent (`what` names it in errors).
+    async fn get(
+        &self,
+        table: &str,
+        key: &str,
+        value: &str,
+        what: &str,
+    ) -> Result<Option<Item>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(table)
+            .key(key, s(value))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify(what, e))?;
+        Ok(out.item)
+    }
+
     /// Every document that has an audit chain (a full scan: an operator tool, not a hot path).
     pub async fn audited_documents(&self) -> Result<Vec<DocumentId>, Error> {
         let mut ids = std::collections::BTreeSet::new();
@@ -374,29 +394,27 @@ impl Store for DynamoStore {
     }
 
     async fn run(&self, run_id: &RunId) -> Result<Option<RunRecord>, Error> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.tables.runs)
-            .key("runId", s(run_id.as_str()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify("dynamodb GetItem run", e))?;
-        out.item().map(run_from).transpose()
+        let item = self
+            .get(
+                &self.tables.runs,
+                "runId",
+                run_id.as_str(),
+                "dynamodb GetItem run",
+            )
+            .await?;
+        item.as_ref().map(run_from).transpose()
     }
 
     async fn document(&self, id: &DocumentId) -> Result<Option<DocumentRecord>, Error> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.tables.documents)
-            .key("documentId", s(id.as_str()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify("dynamodb GetItem document", e))?;
-        out.item()
+        let item = self
+            .get(
+                &self.tables.documents,
+                "documentId",
+                id.as_str(),
+                "dynamodb GetItem document",
+            )
+            .await?;
+        item.as_ref()
             .map(|item| {
                 Ok(DocumentRecord {
                     document_id: DocumentId::parse(&get_s(item, "documentId")?)?,
@@ -425,16 +443,15 @@ impl Store for DynamoStore {
     }
 
     async fn audit_checkpoint(&self, id: &DocumentId) -> Result<Option<Checkpoint>, Error> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.tables.checkpoints)
-            .key("documentId", s(id.as_str()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify("dynamodb GetItem checkpoint", e))?;
-        out.item()
+        let item = self
+            .get(
+                &self.tables.checkpoints,
+                "documentId",
+                id.as_str(),
+                "dynamodb GetItem checkpoint",
+            )
+            .await?;
+        item.as_ref()
             .map(|item| {
                 let seq = item
                     .get("seq")
