@@ -92,10 +92,17 @@ async fn a_canary_printed_in_a_document_appears_in_no_history_and_no_log() {
     // the run and the operation.
     let step_lines: Vec<serde_json::Value> = logs
         .iter()
-        .filter(|(group, _)| ["-ocr", "-validate", "-route"].iter().any(|f| group.ends_with(f)))
+        .filter(|(group, _)| {
+            ["-ocr", "-validate", "-route"]
+                .iter()
+                .any(|f| group.ends_with(f))
+        })
         .filter_map(|(_, message)| serde_json::from_str(message).ok())
         .collect();
-    let ours = step_lines.iter().filter(|l| l["span"]["runId"] == run_id.as_str()).count();
+    let ours = step_lines
+        .iter()
+        .filter(|l| l["span"]["runId"] == run_id.as_str())
+        .count();
     assert!(ours >= 2, "no step log lines of this run: {step_lines:?}");
     for line in &step_lines {
         for field in ["documentId", "runId", "operationId"] {

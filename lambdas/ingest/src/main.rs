@@ -1,6 +1,10 @@
 //! ingest: the EventBridge S3 "Object Created" event of an inbox upload → run record and
 //! execution (or a quarantine copy with the reason). See `docket_core::steps::ingest`.
 
+// The handler's future (runtime → traced span → step → SDK calls) is deep enough that computing
+// its layout in a release build exceeds rustc's default query depth of 128.
+#![recursion_limit = "256"]
+
 use docket_aws::sfn::SfnWorkflow;
 use docket_core::steps::ingest::{self, ObjectCreated};
 use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};

@@ -1,6 +1,10 @@
 //! ocr: starts the Textract job of a run (`action: start`) and polls it (`action: poll`), writing
 //! the normalized OCR when it is done. See `docket_core::steps::ocr`.
 
+// The handler's future (runtime → traced span → step → SDK calls) is deep enough that computing
+// its layout in a release build exceeds rustc's default query depth of 128.
+#![recursion_limit = "256"]
+
 use docket_aws::textract::TextractOcr;
 use docket_core::steps::{ocr, RunInput};
 use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};

@@ -2,6 +2,10 @@
 //! it as stale); `action: fail` records a run that ended in a technical failure.
 //! See `docket_core::steps::route`.
 
+// The handler's future (runtime → traced span → step → SDK calls) is deep enough that computing
+// its layout in a release build exceeds rustc's default query depth of 128.
+#![recursion_limit = "256"]
+
 use docket_core::ids::OperationId;
 use docket_core::ports::ObjectRef;
 use docket_core::steps::{route, RunInput};

@@ -1,6 +1,10 @@
 //! validate: extraction and validation of a run's normalized OCR; the report goes to the derived
 //! bucket. See `docket_core::steps::validate`.
 
+// The handler's future (runtime → traced span → step → SDK calls) is deep enough that computing
+// its layout in a release build exceeds rustc's default query depth of 128.
+#![recursion_limit = "256"]
+
 use docket_core::ids::OperationId;
 use docket_core::ports::ObjectRef;
 use docket_core::steps::{validate, RunInput};
