@@ -92,6 +92,10 @@ up() {
   : > "$log"
   (
     cd "$state"
+    # A temp dir of its own: LocalStack's is $TMPDIR/localstack, and a LocalStack that stops
+    # clears it, under the feet of another one running beside it (tests, benches, helpers).
+    mkdir -p "$state/tmp"
+    export TMPDIR="$state/tmp"
     export GATEWAY_LISTEN="127.0.0.1:$port" LOCALSTACK_VOLUME_DIR="$state/volume" \
       SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,sns,events,iam,sts,logs,cloudwatch,cloudformation,stepfunctions,lambda,dynamodb,textract}" \
       PROVIDER_OVERRIDE_DYNAMODB=docket PROVIDER_OVERRIDE_TEXTRACT=docket \

@@ -4,7 +4,10 @@
 //! 1. one auto-approved one-page document: state transitions (all, and without the OCR poll
 //!    loop), Lambda invocations, DynamoDB write requests and S3 puts, the last two counted from
 //!    LocalStack's request log;
-//! 2. twenty documents dropped at once: wall time until the last execution ends, and the share
+//! 2. the operation ledger's cost for the OCR step, in DynamoDB requests: on the first run (from
+//!    the same document's request log), and for a replay of the step after completion (the OCR
+//!    function invoked again with the run's input), next to Powertools' published behaviour;
+//! 3. twenty documents dropped at once: wall time until the last execution ends, and the share
 //!    of execution time spent in OCR (StartOcr entered → Validate entered).
 
 #[allow(dead_code)]
@@ -23,6 +26,16 @@ const POLL_LOOP: &[&str] = &["WaitForOcr", "PollOcr", "OcrDone?", "CountPoll"];
 
 fn log_len(path: &str) -> usize {
     std::fs::metadata(path).map_or(0, |m| m.len() as usize)
+}
+
+/// Every request logged since `offset`, as "service.Operation => status".
+fn all_requests_since(path: &str, offset: usize) -> Vec<String> {
+    let bytes = std::fs::read(path).expect("LocalStack log");
+    String::from_utf8_lossy(&bytes[offset.min(bytes.len())..])
+        .lines()
+        .filter_map(|l| l.split("AWS ").nth(1))
+        .map(|l| l.trim().to_string())
+        .collect()
 }
 
 /// Successful requests logged since `offset`, by "service.Operation".
@@ -99,6 +112,45 @@ async fn one_document(stack: &Stack, log: &str) {
     );
     println!("bench:   dynamodb write requests: {dynamodb_writes}");
     println!("bench:   s3 puts by the pipeline: {s3_puts}");
+    ledger_cost(stack, log, &run_id, count(&["dynamodb.UpdateItem"])).await;
+}
+
+/// The OCR step's ledger cost: the first run's claim (accepted and completed ride in the step's
+/// audit transactions), and a replay of the step after completion.
+async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: usize) {
+    let execution = stack
+        .sfn
+        .describe_execution()
+        .execution_arn(stack.execution_arn(run_id))
+        .send()
+        .await
+        .unwrap();
+    let input: serde_json::Value = serde_json::from_str(execution.input().unwrap()).unwrap();
+    let payload = serde_json::json!({"action": "start", "run": input["run"]});
+    let offset = log_len(log);
+    let out = stack
+        .lambda
+        .invoke()
+        .function_name(stack.out("OcrFunctionName"))
+        .payload(aws_sdk_lambda::primitives::Blob::new(payload.to_string()))
+        .send()
+        .await
+        .unwrap();
+    assert!(out.function_error().is_none(), "{:?}", out.payload());
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let replay: Vec<String> = all_requests_since(log, offset)
+        .into_iter()
+        .filter(|r| r.starts_with("dynamodb."))
+        .collect();
+    println!(
+        "bench: ledger cost of the OCR step (Powertools: first run 2 writes, duplicate 1 failed \
+         conditional put)"
+    );
+    println!(
+        "bench:   first run: {first_run_updates} UpdateItem (the claim); accepted and completed \
+         are items of the step's 2 audit transactions: 0 extra requests"
+    );
+    println!("bench:   replay after completion: {replay:?} (no provider call)");
 }
 
 async fn twenty_at_once(stack: &Stack) {

@@ -197,3 +197,40 @@ fn business_errors_are_caught_by_name_and_never_retried() {
         }
     }
 }
+
+#[test]
+fn the_ledgers_ambiguity_limit_is_reached_before_the_start_ocr_retries_run_out() {
+    // The OCR step marks its operation unresolved on the `max_ambiguous_attempts`-th lost answer;
+    // the state machine must retry Ambiguous.OutcomeUnknown at least that often (minus the first
+    // attempt), or the run would end in the catch-all as failed while the ledger still says
+    // in progress.
+    let limit = docket_core::config::PipelineConfig::builtin()
+        .ledger
+        .max_ambiguous_attempts as u64;
+    for (file, asl) in machines() {
+        let Some(start) = asl["States"].get("StartOcr") else {
+            continue;
+        };
+        let retries = start["Retry"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| {
+                r["ErrorEquals"]
+                    .to_string()
+                    .contains("Ambiguous.OutcomeUnknown")
+            })
+            .and_then(|r| r["MaxAttempts"].as_u64())
+            .unwrap_or(0);
+        assert!(
+            retries + 1 >= limit,
+            "{file}: StartOcr retries Ambiguous.OutcomeUnknown {retries} times, \
+             the ledger gives up after {limit} attempts"
+        );
+        let caught = start["Catch"].to_string();
+        assert!(
+            caught.contains("Ambiguous.Unresolved"),
+            "{file}: StartOcr does not catch Ambiguous.Unresolved by name"
+        );
+    }
+}

@@ -224,6 +224,7 @@ async fn store_losing_commits(config: &SdkConfig) -> (DynamoStore, Faults) {
         documents: "unused".into(),
         audit: "unused".into(),
         checkpoints: "unused".into(),
+        ledger: "unused".into(),
     };
     (DynamoStore::with_faults(config, tables, &faults), faults)
 }

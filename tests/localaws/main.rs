@@ -9,5 +9,6 @@ mod dynamodb;
 mod faults;
 mod lambda;
 mod ledger;
+mod review;
 mod textract;
 mod util;

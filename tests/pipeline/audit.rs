@@ -24,6 +24,7 @@ fn store(stack: &Stack, sdk: &aws_config::SdkConfig) -> DynamoStore {
             documents: stack.out("DocumentsTable").into(),
             audit: stack.out("AuditTable").into(),
             checkpoints: stack.out("AuditCheckpointsTable").into(),
+            ledger: stack.out("LedgerTable").into(),
         },
     )
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::faults::{Faults, Rule};
+use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
 use docket_aws::sfn::SfnWorkflow;
 use docket_aws::textract::TextractOcr;
@@ -21,11 +22,11 @@ use docket_core::Error;
 use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use crate::util;
 
-fn one(rule: Rule) -> Faults {
+pub(crate) fn one(rule: Rule) -> Faults {
     Faults::builder().rule(rule).build()
 }
 
-async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
+pub(crate) async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
     DynamoStore::with_faults(
         &util::aws().await,
         Tables {
@@ -33,12 +34,18 @@ async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
             documents: stack.out("DocumentsTable").into(),
             audit: stack.out("AuditTable").into(),
             checkpoints: stack.out("AuditCheckpointsTable").into(),
+            ledger: stack.out("LedgerTable").into(),
         },
         faults,
     )
 }
 
-fn ctx(stack: &Stack, actor: &str) -> Context {
+/// The ledger on the store's table, through the store's client (and so its faults).
+pub(crate) fn ledger(store: &DynamoStore) -> DynamoLedger {
+    DynamoLedger::new(store.client().clone(), &store.tables().ledger)
+}
+
+pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
     Context {
         layout: Layout {
             raw_bucket: stack.out("RawBucket").into(),
@@ -51,7 +58,7 @@ fn ctx(stack: &Stack, actor: &str) -> Context {
     }
 }
 
-fn count_actions(chain: &[docket_core::audit::AuditEntry], action: &str) -> usize {
+pub(crate) fn count_actions(chain: &[docket_core::audit::AuditEntry], action: &str) -> usize {
     chain.iter().filter(|e| e.draft.action == action).count()
 }
 
@@ -169,7 +176,7 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
 
 /// A run prepared by hand from a raw object outside the inbox (so EventBridge does not start the
 /// deployed pipeline on it too): the record exists, the steps after ingest are ours to drive.
-async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput {
+pub(crate) async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput {
     let tenant = Tenant::parse(&tenant()).unwrap();
     let body = invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50"));
     let key = format!("fixtures/{tenant}/invoice.pdf");
@@ -228,12 +235,19 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     let blobs = S3Blobs::new(&sdk);
     let lossy_blobs = S3Blobs::with_faults(&sdk, &s3_faults);
 
-    // OCR start: the answer is lost; the retry reuses the token and finds the same job.
-    let lost = ocr::start(&textract, &store, &ctx, &input).await;
-    let started = ocr::start(&textract, &store, &ctx, &input).await.unwrap();
-    let again = ocr::start(&textract, &store, &ctx, &input).await.unwrap();
+    let ledger = ledger(&store);
+
+    // OCR start: the answer is lost; the attempt gives its lease up, the retry takes over and
+    // asks again with the same token: the same job. A third start finds it in the ledger.
+    let lost = ocr::start(&textract, &store, &ledger, &ctx, &input).await;
+    let started = ocr::start(&textract, &store, &ledger, &ctx, &input)
+        .await
+        .unwrap();
+    let again = ocr::start(&textract, &store, &ledger, &ctx, &input)
+        .await
+        .unwrap();
     let normalized = loop {
-        let polled = ocr::poll(&textract, &blobs, &store, &ctx, &input, &started.job_id)
+        let polled = ocr::poll(&textract, &blobs, &store, &ledger, &ctx, &input, &started)
             .await
             .unwrap();
         if let Some(n) = polled.normalized {
@@ -245,14 +259,16 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
         .await
         .unwrap();
     // Route: the result put commits, its answer is lost; the retried route completes once.
-    let lost_route = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report).await;
-    let routed = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report)
+    let lost_route = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report, None).await;
+    let routed = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report, None)
         .await
         .unwrap();
 
     assert!(matches!(lost, Err(Error::OutcomeUnknown(_))), "{lost:?}");
+    assert_eq!(started.fence, 2, "the retry took the released claim over");
     assert_eq!(
-        started.job_id, again.job_id,
+        (&started.job_id, started.fence),
+        (&again.job_id, again.fence),
         "one Textract job for the operation"
     );
     assert!(

@@ -3,6 +3,7 @@
 
 mod audit;
 mod duplicates;
+mod exactly_once;
 mod happy;
 mod hostile;
 mod lost_ack;

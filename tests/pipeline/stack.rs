@@ -27,6 +27,11 @@ impl Stack {
     /// Reads the outputs of the deployed stack (`DOCKET_STACK_OUTPUTS`, else
     /// `$DOCKET_LOCAL_DIR/stack-outputs.json`, else `.localstack/stack-outputs.json`).
     pub async fn load() -> Stack {
+        Self::load_with(util::aws().await)
+    }
+
+    /// [`Stack::load`] with clients built from `cfg` (e.g. with more retries, under chaos).
+    pub fn load_with(cfg: aws_config::SdkConfig) -> Stack {
         let path = std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
             let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
                 util::workspace_root()
@@ -39,7 +44,6 @@ impl Stack {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{path}: {e}; deploy first (make deploy-local)"));
         let outputs = serde_json::from_str(&text).expect("outputs JSON");
-        let cfg = util::aws().await;
         Stack {
             outputs,
             s3: util::s3(&cfg),

@@ -1,9 +1,10 @@
-//! [`Store`] on DynamoDB: three tables, every [`Change`] a conditional write, a commit one
-//! `TransactWriteItems` (all or nothing). The conditions:
+//! [`Store`] on DynamoDB: runs, documents, audit entries, checkpoints and the ledger; every
+//! [`Change`] a conditional write, a commit one `TransactWriteItems` (all or nothing). The conditions:
 //!
 //! - CreateRun: `attribute_not_exists(runId)`
 //! - SetRunStatus: `#status = :from`
 //! - Promote: `attribute_not_exists(documentId) OR sourceOrder <= :order`
+//! - Ledger: the holder's fence and a status the write moves from (`crate::ledger`)
 //! - Audit: `attribute_not_exists(seq)` on the entry (the seq is last + 1: no forks), and on the
 //!   document's checkpoint, in another table, `attribute_not_exists(documentId) OR #seq = :prev`
 //!   (no gaps; and a truncated tail is caught because the checkpoint still names the last entry)
@@ -34,6 +35,9 @@ pub struct Tables {
     pub audit: String,
     /// Each chain's checkpoint (last seq and hash), keyed by `documentId`.
     pub checkpoints: String,
+    /// The operation ledger, keyed by `operationId` (`crate::ledger`); `Change::Ledger`
+    /// writes go there, in the same transaction as the step's audit entry.
+    pub ledger: String,
 }
 
 /// The DynamoDB store.
@@ -166,6 +170,7 @@ impl DynamoStore {
                 documents: crate::env("DOCUMENTS_TABLE")?,
                 audit: crate::env("AUDIT_TABLE")?,
                 checkpoints: crate::env("AUDIT_CHECKPOINTS_TABLE")?,
+                ledger: crate::env("LEDGER_TABLE")?,
             },
         ))
     }
@@ -196,6 +201,33 @@ impl DynamoStore {
     }
 
     /// One item by its hash key, strongly consistent (`what` names it in errors).
+    /// Every run in `status` (a scan: an operator tool, not a hot path).
+    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<RunRecord>, Error> {
+        let mut runs = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let out = self
+                .client
+                .scan()
+                .table_name(&self.tables.runs)
+                .filter_expression("#status = :status")
+                .expression_attribute_names("#status", "status")
+                .expression_attribute_values(":status", s(status.as_str()))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("dynamodb Scan runs", e))?;
+            for item in out.items() {
+                runs.push(run_from(item)?);
+            }
+            start = out.last_evaluated_key().cloned();
+            if start.is_none() {
+                return Ok(runs);
+            }
+        }
+    }
+
     async fn get(
         &self,
         table: &str,
@@ -335,6 +367,24 @@ impl DynamoStore {
                 .build()
                 .expect("complete put");
                 TransactWriteItem::builder().put(p).build()
+            }
+            Change::Ledger {
+                op,
+                fence,
+                write,
+                now,
+            } => {
+                let expr = crate::ledger::write_expression(fence, &write, now);
+                let update = Update::builder()
+                    .table_name(&self.tables.ledger)
+                    .key("operationId", s(op.as_str()))
+                    .update_expression(expr.update)
+                    .condition_expression(expr.condition)
+                    .set_expression_attribute_names(Some(expr.names))
+                    .set_expression_attribute_values(Some(expr.values))
+                    .build()
+                    .expect("complete update");
+                TransactWriteItem::builder().update(update).build()
             }
             Change::Audit(entry) => TransactWriteItem::builder()
                 .put(

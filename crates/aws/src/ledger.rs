@@ -56,6 +56,10 @@ pub const FINISH_CONDITION: &str = "fence = :fence AND #status IN (:inProgress, 
 pub const ACCEPT_UPDATE: &str = "SET #status = :to, providerJobId = :job, \
      leaseExpiresAt = :now + leaseSeconds, attempts = list_append(attempts, :attempt)";
 
+/// Ambiguous: the lease given up (expired a second ago), so the next claim takes over at once.
+pub const AMBIGUOUS_UPDATE: &str =
+    "SET leaseExpiresAt = :released, attempts = list_append(attempts, :attempt)";
+
 /// Completed: where the result is and its hash.
 pub const COMPLETE_UPDATE: &str = "SET #status = :to, resultPointer = :pointer, \
      resultHash = :hash, attempts = list_append(attempts, :attempt)";
@@ -153,6 +157,81 @@ pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
     })
 }
 
+/// The condition, update and attribute names and values of a holder's [`Write`]: the same for
+/// [`DynamoLedger`]'s own `UpdateItem` and for a `Change::Ledger` in a store transaction
+/// (`crate::dynamodb`).
+#[derive(Debug, Clone)]
+pub struct WriteExpression {
+    /// The condition: the writer's fence and a status the write moves from.
+    pub condition: &'static str,
+    /// The update.
+    pub update: &'static str,
+    /// `#name` → attribute name.
+    pub names: HashMap<String, String>,
+    /// `:value` → value (only those the expressions use: DynamoDB refuses unused ones).
+    pub values: Item,
+}
+
+/// [`WriteExpression`] of `write` by the holder of `fence` at `now`.
+pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression {
+    let (condition, update) = match write {
+        Write::Accept { .. } => (ACCEPT_CONDITION, ACCEPT_UPDATE),
+        Write::Ambiguous => (ACCEPT_CONDITION, AMBIGUOUS_UPDATE),
+        Write::Complete { .. } => (FINISH_CONDITION, COMPLETE_UPDATE),
+        Write::Fail { .. } => (FINISH_CONDITION, FAIL_UPDATE),
+        Write::MarkUnresolved { .. } => (FINISH_CONDITION, UNRESOLVED_UPDATE),
+    };
+    let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
+    let mut values = HashMap::from([
+        (":fence".to_string(), n(fence)),
+        (
+            ":inProgress".to_string(),
+            s(LedgerStatus::InProgress.as_str()),
+        ),
+        (
+            ":attempt".to_string(),
+            attempt_value(now, Some(fence), &write.note()),
+        ),
+    ]);
+    if condition == FINISH_CONDITION {
+        values.insert(":accepted".into(), s(LedgerStatus::Accepted.as_str()));
+    }
+    if !matches!(write, Write::Ambiguous) {
+        values.insert(":to".into(), s(write.to_status().as_str()));
+    }
+    match write {
+        Write::Accept { job_id } => {
+            values.insert(":job".into(), s(job_id));
+            values.insert(":now".into(), n(now));
+        }
+        Write::Ambiguous => {
+            values.insert(":released".into(), n(now - 1));
+        }
+        Write::Complete {
+            result_pointer,
+            result_hash,
+        } => {
+            values.insert(":pointer".into(), s(result_pointer));
+            values.insert(":hash".into(), s(result_hash));
+        }
+        Write::Fail { error_name } => {
+            names.insert("#error".into(), "error".into());
+            values.insert(":error".into(), s(error_name));
+        }
+        Write::MarkUnresolved { owner, next_action } => {
+            names.insert("#owner".into(), "owner".into());
+            values.insert(":owner".into(), s(owner));
+            values.insert(":nextAction".into(), s(next_action));
+        }
+    }
+    WriteExpression {
+        condition,
+        update,
+        names,
+        values,
+    }
+}
+
 /// The ledger on one DynamoDB table.
 #[derive(Debug, Clone)]
 pub struct DynamoLedger {
@@ -183,58 +262,20 @@ impl DynamoLedger {
         s(op.as_str())
     }
 
-    async fn write(
+    async fn apply(
         &self,
         op: &OperationId,
         fence: u64,
-        write: Write<'_>,
+        write: Write,
         now: i64,
     ) -> Result<(), Error> {
         check_write(op, &write)?;
-        let (condition, update) = match write {
-            Write::Accept { .. } => (ACCEPT_CONDITION, ACCEPT_UPDATE),
-            Write::Complete { .. } => (FINISH_CONDITION, COMPLETE_UPDATE),
-            Write::Fail { .. } => (FINISH_CONDITION, FAIL_UPDATE),
-            Write::MarkUnresolved { .. } => (FINISH_CONDITION, UNRESOLVED_UPDATE),
-        };
-        let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
-        let mut values = HashMap::from([
-            (":fence".to_string(), n(fence)),
-            (
-                ":inProgress".to_string(),
-                s(LedgerStatus::InProgress.as_str()),
-            ),
-            (":to".to_string(), s(write.to_status().as_str())),
-            (
-                ":attempt".to_string(),
-                attempt_value(now, Some(fence), &write.note()),
-            ),
-        ]);
-        match write {
-            Write::Accept { job_id } => {
-                values.insert(":job".into(), s(job_id));
-                values.insert(":now".into(), n(now));
-            }
-            Write::Complete {
-                result_pointer,
-                result_hash,
-            } => {
-                values.insert(":pointer".into(), s(result_pointer));
-                values.insert(":hash".into(), s(result_hash));
-            }
-            Write::Fail { error_name } => {
-                names.insert("#error".into(), "error".into());
-                values.insert(":error".into(), s(error_name));
-            }
-            Write::MarkUnresolved { owner, next_action } => {
-                names.insert("#owner".into(), "owner".into());
-                values.insert(":owner".into(), s(owner));
-                values.insert(":nextAction".into(), s(next_action));
-            }
-        }
-        if condition == FINISH_CONDITION {
-            values.insert(":accepted".into(), s(LedgerStatus::Accepted.as_str()));
-        }
+        let WriteExpression {
+            condition,
+            update,
+            names,
+            values,
+        } = write_expression(fence, &write, now);
         let result = self
             .client
             .update_item()
@@ -338,51 +379,14 @@ impl Ledger for DynamoLedger {
         Ok(decided)
     }
 
-    async fn accept(
+    async fn write(
         &self,
         op: &OperationId,
         fence: u64,
-        job_id: &str,
+        write: Write,
         now: i64,
     ) -> Result<(), Error> {
-        self.write(op, fence, Write::Accept { job_id }, now).await
-    }
-
-    async fn complete(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        result_pointer: &str,
-        result_hash: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        let write = Write::Complete {
-            result_pointer,
-            result_hash,
-        };
-        self.write(op, fence, write, now).await
-    }
-
-    async fn fail(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        error_name: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        self.write(op, fence, Write::Fail { error_name }, now).await
-    }
-
-    async fn mark_unresolved(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        owner: &str,
-        next_action: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        let write = Write::MarkUnresolved { owner, next_action };
-        self.write(op, fence, write, now).await
+        self.apply(op, fence, write, now).await
     }
 
     async fn get(&self, op: &OperationId) -> Result<Option<OperationRecord>, Error> {

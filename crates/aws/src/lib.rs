@@ -6,6 +6,7 @@ pub mod dynamodb;
 pub mod errors;
 pub mod faults;
 pub mod ledger;
+pub mod review;
 pub mod s3;
 pub mod sfn;
 pub mod textract;

@@ -1,6 +1,7 @@
 //! `docket`: the operator CLI. Every command has `--help` and `--output json`.
 
 mod audit;
+mod ops;
 mod show;
 mod stack;
 mod upload;
@@ -47,6 +48,9 @@ enum Command {
     /// Read and verify audit chains.
     #[command(subcommand)]
     Audit(audit::Command),
+    /// What needs an operator: unresolved operations and runs, with owners.
+    #[command(subcommand)]
+    Ops(ops::Command),
 }
 
 #[tokio::main]
@@ -58,5 +62,6 @@ async fn main() -> anyhow::Result<()> {
         Command::Wait(args) => wait::run(&stack, args, cli.output).await,
         Command::Show(args) => show::run(&stack, args, cli.output).await,
         Command::Audit(command) => audit::run(&stack, command, cli.output).await,
+        Command::Ops(command) => ops::run(&stack, command, cli.output).await,
     }
 }

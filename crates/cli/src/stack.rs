@@ -5,12 +5,14 @@ use std::path::Path;
 
 use anyhow::Context;
 use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
 
 pub struct Stack {
     pub outputs: BTreeMap<String, String>,
     pub blobs: S3Blobs,
     pub store: DynamoStore,
+    pub ledger: DynamoLedger,
 }
 
 impl Stack {
@@ -35,10 +37,13 @@ impl Stack {
             documents: get("DocumentsTable")?,
             audit: get("AuditTable")?,
             checkpoints: get("AuditCheckpointsTable")?,
+            ledger: get("LedgerTable")?,
         };
+        let store = DynamoStore::new(&sdk, tables.clone());
         Ok(Stack {
             blobs: S3Blobs::new(&sdk),
-            store: DynamoStore::new(&sdk, tables),
+            ledger: DynamoLedger::new(store.client().clone(), &tables.ledger),
+            store,
             outputs,
         })
     }

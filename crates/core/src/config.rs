@@ -20,6 +20,37 @@ pub struct PipelineConfig {
     pub extraction: ExtractionRules,
     /// When an extraction is approved, reviewed or rejected.
     pub validation: ValidationRules,
+    /// How the operation ledger holds and gives up operations.
+    pub ledger: LedgerRules,
+}
+
+/// How the operation ledger holds and gives up operations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerRules {
+    /// How long a claim is live without progress; after it, a retry takes the operation over
+    /// (with a higher fence). Longer than one attempt of a step, shorter than the state
+    /// machine's `Transient.InProgress` retry span.
+    pub lease_seconds: i64,
+    /// How long operation records are kept (the table's TTL); an attempt after it is an
+    /// operator's decision (`Conflict.RetentionExpired`).
+    pub retention_days: i64,
+    /// After this many attempts that could not learn a provider's outcome, the operation is
+    /// unresolved and handed to `unresolved_owner`. At most the state machine's
+    /// `Ambiguous.OutcomeUnknown` MaxAttempts + 1 (the ASL lint checks it).
+    pub max_ambiguous_attempts: usize,
+    /// Who owns unresolved operations (a team or on-call rota name).
+    pub unresolved_owner: String,
+}
+
+impl LedgerRules {
+    /// The lease and retention of a claim.
+    pub fn lease_rules(&self) -> crate::ledger::LeaseRules {
+        crate::ledger::LeaseRules {
+            lease_seconds: self.lease_seconds,
+            retention_seconds: self.retention_days * 24 * 3600,
+        }
+    }
 }
 
 /// Input limits.
@@ -195,6 +226,22 @@ impl PipelineConfig {
         if self.limits.max_document_bytes == 0 {
             return Err(invalid("limits.max_document_bytes", "must be above zero"));
         }
+        let l = &self.ledger;
+        if l.lease_seconds <= 0 {
+            return Err(invalid("ledger.lease_seconds", "must be above zero"));
+        }
+        if l.retention_days <= 0 {
+            return Err(invalid("ledger.retention_days", "must be above zero"));
+        }
+        if l.max_ambiguous_attempts == 0 {
+            return Err(invalid(
+                "ledger.max_ambiguous_attempts",
+                "must be above zero",
+            ));
+        }
+        if l.unresolved_owner.trim().is_empty() {
+            return Err(invalid("ledger.unresolved_owner", "must name an owner"));
+        }
 
         let x = &self.extraction;
         for field in FieldName::ALL {
@@ -320,7 +367,9 @@ mod tests {
         // when it is loaded
         let config = PipelineConfig::builtin();
         // then the documented values are in force
-        assert_eq!(config.version, "2026-11-30.1");
+        assert_eq!(config.version, "2026-11-30.2");
+        assert_eq!(config.ledger.lease_seconds, 10);
+        assert_eq!(config.ledger.max_ambiguous_attempts, 3);
         assert_eq!(config.limits.max_document_bytes, 20 * 1024 * 1024);
         assert_eq!(config.extraction.date_order, DateOrder::Dmy);
         assert_eq!(config.validation.min_confidence, 0.80);
@@ -347,7 +396,7 @@ mod tests {
             Some("EUR")
         );
         // and the validation rules know which config version they belong to
-        assert_eq!(config.validation.config_version, "2026-11-30.1");
+        assert_eq!(config.validation.config_version, "2026-11-30.2");
     }
 
     #[test]
@@ -414,10 +463,10 @@ mod tests {
         let config = PipelineConfig::builtin();
         assert_eq!(
             (config.version.as_str(), config.fingerprint().as_str()),
-            ("2026-11-30.1", PINNED_FINGERPRINT)
+            ("2026-11-30.2", PINNED_FINGERPRINT)
         );
     }
-    const PINNED_FINGERPRINT: &str = "cfg-26411c6a93c85956";
+    const PINNED_FINGERPRINT: &str = "cfg-847aaa586b909d75";
 
     #[test]
     fn from_json_rejects_unknown_keys_at_top_level_and_nested() {
@@ -513,6 +562,18 @@ mod tests {
                 Box::new(|v| v["extraction"]["month_names"]["march"] = 13.into()),
             ),
             ("version", Box::new(|v| v["version"] = " ".into())),
+            (
+                "ledger.lease_seconds",
+                Box::new(|v| v["ledger"]["lease_seconds"] = 0.into()),
+            ),
+            (
+                "ledger.max_ambiguous_attempts",
+                Box::new(|v| v["ledger"]["max_ambiguous_attempts"] = 0.into()),
+            ),
+            (
+                "ledger.unresolved_owner",
+                Box::new(|v| v["ledger"]["unresolved_owner"] = "".into()),
+            ),
         ];
         for (expected, edit) in cases {
             let field = invalid_field(with(|v| edit(v)));

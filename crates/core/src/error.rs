@@ -61,6 +61,10 @@ pub enum Error {
     /// A provider may have accepted work whose outcome could not be established.
     #[error("outcome unknown: {0}")]
     OutcomeUnknown(String),
+    /// An ambiguous outcome that could not be established within its bounded reconciliation:
+    /// the operation is unresolved, with an owner and a next action; nothing retries it.
+    #[error("unresolved: {0}")]
+    Unresolved(String),
     /// The same operation id was used with different parameters.
     #[error("parameters changed for operation {0}")]
     ParametersChanged(String),
@@ -80,6 +84,19 @@ pub enum Error {
     /// Anything else that is a bug or misconfiguration.
     #[error("internal: {0}")]
     Internal(String),
+    /// The review task does not exist, or belongs to another tenant (the same answer, so that it
+    /// reveals nothing).
+    #[error("not found: {0}")]
+    ReviewNotFound(String),
+    /// A reviewer rejected the document (the `SendTaskFailure` error of a review).
+    #[error("rejected by review: {0}")]
+    ReviewRejected(String),
+    /// The review task was decided already; the first decision stands.
+    #[error("already decided: {0}")]
+    AlreadyDecided(String),
+    /// The review task expired: the workflow stopped waiting before a decision was delivered.
+    #[error("review expired: {0}")]
+    ReviewExpired(String),
 }
 
 impl Error {
@@ -95,12 +112,17 @@ impl Error {
             Error::BadKey(_) => "Business.BadKey",
             Error::OcrFailed(_) => "Business.OcrFailed",
             Error::OutcomeUnknown(_) => "Ambiguous.OutcomeUnknown",
+            Error::Unresolved(_) => "Ambiguous.Unresolved",
             Error::ParametersChanged(_) => "Conflict.ParametersChanged",
             Error::StaleVersion(_) => "Conflict.StaleVersion",
             Error::FencedOut(_) => "Conflict.FencedOut",
             Error::RetentionExpired(_) => "Conflict.RetentionExpired",
             Error::BadInput(_) => "Fatal.BadInput",
             Error::Internal(_) => "Fatal.Internal",
+            Error::ReviewNotFound(_) => "Business.ReviewNotFound",
+            Error::ReviewRejected(_) => "Business.ReviewRejected",
+            Error::AlreadyDecided(_) => "Conflict.AlreadyDecided",
+            Error::ReviewExpired(_) => "Conflict.ReviewExpired",
         }
     }
 
@@ -127,12 +149,17 @@ pub const ALL_NAMES: &[&str] = &[
     "Business.BadKey",
     "Business.OcrFailed",
     "Ambiguous.OutcomeUnknown",
+    "Ambiguous.Unresolved",
     "Conflict.ParametersChanged",
     "Conflict.StaleVersion",
     "Conflict.FencedOut",
     "Conflict.RetentionExpired",
     "Fatal.BadInput",
     "Fatal.Internal",
+    "Business.ReviewNotFound",
+    "Business.ReviewRejected",
+    "Conflict.AlreadyDecided",
+    "Conflict.ReviewExpired",
 ];
 
 /// Result with the taxonomy's error.
@@ -153,12 +180,17 @@ mod tests {
             Error::BadKey("x".into()),
             Error::OcrFailed("x".into()),
             Error::OutcomeUnknown("x".into()),
+            Error::Unresolved("x".into()),
             Error::ParametersChanged("x".into()),
             Error::StaleVersion("x".into()),
             Error::FencedOut("x".into()),
             Error::RetentionExpired("x".into()),
             Error::BadInput("x".into()),
             Error::Internal("x".into()),
+            Error::ReviewNotFound("x".into()),
+            Error::ReviewRejected("x".into()),
+            Error::AlreadyDecided("x".into()),
+            Error::ReviewExpired("x".into()),
         ]
     }
 

@@ -11,7 +11,7 @@
 //! - **accepted**: a provider holds the work (its job id is recorded), so a takeover reconciles
 //!   that job instead of starting another;
 //! - **failed** records the error's taxonomy name and replays it; **unresolved** names an owner
-//!   and a next action and stops every automatic attempt ([`Error::OutcomeUnknown`]);
+//!   and a next action and stops every automatic attempt ([`Error::Unresolved`]);
 //! - **retention** is explicit: a record past `expires_at` is never silently reused, even before
 //!   DynamoDB's TTL deletes it ([`Error::RetentionExpired`]); Powertools instead overwrites it.
 //!
@@ -157,7 +157,7 @@ pub struct LeaseRules {
 pub trait Ledger: Send + Sync {
     /// Claims `op` for parameters `fingerprint` at `now` (one conditional write). Errors:
     /// [`Error::ParametersChanged`], [`Error::InProgress`] (a live claim by someone else),
-    /// the recorded error of a failed operation, [`Error::OutcomeUnknown`] (unresolved),
+    /// the recorded error of a failed operation, [`Error::Unresolved`],
     /// [`Error::RetentionExpired`], or a store error.
     fn claim(
         &self,
@@ -166,6 +166,17 @@ pub trait Ledger: Send + Sync {
         now: i64,
         rules: &LeaseRules,
     ) -> impl Future<Output = Result<Claimed, Error>> + Send;
+    /// A write by the holder of `fence` (one conditional write): applied only while the record
+    /// carries that fence and a status the write moves from; the same write repeated after a
+    /// lost acknowledgement succeeds without writing again; anything else is
+    /// [`Error::FencedOut`] (see [`decide_write`]).
+    fn write(
+        &self,
+        op: &OperationId,
+        fence: u64,
+        write: Write,
+        now: i64,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
     /// In progress → accepted: a provider holds the work as `job_id`; extends the lease.
     fn accept(
         &self,
@@ -173,7 +184,10 @@ pub trait Ledger: Send + Sync {
         fence: u64,
         job_id: &str,
         now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let job_id = job_id.to_string();
+        self.write(op, fence, Write::Accept { job_id }, now)
+    }
     /// In progress or accepted → completed, with where the result is and its hash.
     fn complete(
         &self,
@@ -182,7 +196,13 @@ pub trait Ledger: Send + Sync {
         result_pointer: &str,
         result_hash: &str,
         now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let write = Write::Complete {
+            result_pointer: result_pointer.to_string(),
+            result_hash: result_hash.to_string(),
+        };
+        self.write(op, fence, write, now)
+    }
     /// In progress or accepted → failed with the taxonomy name `error_name` (not `Transient.*`:
     /// a transient error is not an outcome, the lease runs out and a retry takes over).
     fn fail(
@@ -191,7 +211,10 @@ pub trait Ledger: Send + Sync {
         fence: u64,
         error_name: &str,
         now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let error_name = error_name.to_string();
+        self.write(op, fence, Write::Fail { error_name }, now)
+    }
     /// In progress or accepted → unresolved, with who decides and what they should do.
     fn mark_unresolved(
         &self,
@@ -200,7 +223,13 @@ pub trait Ledger: Send + Sync {
         owner: &str,
         next_action: &str,
         now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let write = Write::MarkUnresolved {
+            owner: owner.to_string(),
+            next_action: next_action.to_string(),
+        };
+        self.write(op, fence, write, now)
+    }
     /// The record of `op` (strongly consistent).
     fn get(
         &self,
@@ -225,10 +254,15 @@ pub fn error_from_name(name: &str, detail: impl Into<String>) -> Error {
         "Business.BadKey" => Error::BadKey(d),
         "Business.OcrFailed" => Error::OcrFailed(d),
         "Ambiguous.OutcomeUnknown" => Error::OutcomeUnknown(d),
+        "Ambiguous.Unresolved" => Error::Unresolved(d),
         "Conflict.ParametersChanged" => Error::ParametersChanged(d),
         "Conflict.StaleVersion" => Error::StaleVersion(d),
         "Conflict.FencedOut" => Error::FencedOut(d),
         "Conflict.RetentionExpired" => Error::RetentionExpired(d),
+        "Business.ReviewNotFound" => Error::ReviewNotFound(d),
+        "Business.ReviewRejected" => Error::ReviewRejected(d),
+        "Conflict.AlreadyDecided" => Error::AlreadyDecided(d),
+        "Conflict.ReviewExpired" => Error::ReviewExpired(d),
         "Fatal.BadInput" => Error::BadInput(d),
         "Fatal.Internal" => Error::Internal(d),
         other => Error::Internal(format!("unknown recorded error {other:?}: {d}")),
@@ -242,7 +276,7 @@ pub fn error_from_name(name: &str, detail: impl Into<String>) -> Error {
 /// 2. past retention (`now > expires_at`) → [`Error::RetentionExpired`], whatever it holds;
 /// 3. another fingerprint → [`Error::ParametersChanged`] (nothing is overwritten);
 /// 4. completed → [`Claimed::AlreadyDone`]; failed → its recorded error; unresolved →
-///    [`Error::OutcomeUnknown`];
+///    [`Error::Unresolved`];
 /// 5. in progress or accepted with a live lease (`lease_expires_at >= now`) →
 ///    [`Error::InProgress`]; with an expired one → [`Claimed::TakenOver`] with fence + 1.
 ///
@@ -277,7 +311,7 @@ pub fn decide_claim(
                 format!("operation {op} failed earlier with {name}"),
             ))
         }
-        LedgerStatus::Unresolved => Err(Error::OutcomeUnknown(format!(
+        LedgerStatus::Unresolved => Err(Error::Unresolved(format!(
             "operation {op} is unresolved; owner {}, next action: {}",
             rec.owner.as_deref().unwrap_or("?"),
             rec.next_action.as_deref().unwrap_or("?")
@@ -343,39 +377,54 @@ pub fn claimed_record(
 }
 
 /// A write by the holder of a fence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Write<'a> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
     /// In progress → accepted.
     Accept {
         /// The provider's job id.
-        job_id: &'a str,
+        job_id: String,
     },
+    /// In progress → in progress, lease given up: the holder asked the provider and could not
+    /// learn whether it accepted the work (a lost answer). The next claim takes over at once
+    /// and asks again with the same idempotency token; [`ambiguous_attempts`] counts these.
+    Ambiguous,
     /// In progress or accepted → completed.
     Complete {
         /// Where the result is.
-        result_pointer: &'a str,
+        result_pointer: String,
         /// The result's hash.
-        result_hash: &'a str,
+        result_hash: String,
     },
     /// In progress or accepted → failed.
     Fail {
         /// The taxonomy name.
-        error_name: &'a str,
+        error_name: String,
     },
     /// In progress or accepted → unresolved.
     MarkUnresolved {
         /// Who decides.
-        owner: &'a str,
+        owner: String,
         /// What they should do.
-        next_action: &'a str,
+        next_action: String,
     },
 }
 
-impl Write<'_> {
+/// The note of the attempt a [`Write::Ambiguous`] appends.
+pub const AMBIGUOUS_NOTE: &str = "provider outcome unknown; lease released";
+
+/// How many times holders of `rec` could not establish the provider's outcome.
+pub fn ambiguous_attempts(rec: &OperationRecord) -> usize {
+    rec.attempts
+        .iter()
+        .filter(|a| a.note == AMBIGUOUS_NOTE)
+        .count()
+}
+
+impl Write {
     /// The statuses the write moves from.
     pub fn from_statuses(&self) -> &'static [LedgerStatus] {
         match self {
-            Write::Accept { .. } => &[LedgerStatus::InProgress],
+            Write::Accept { .. } | Write::Ambiguous => &[LedgerStatus::InProgress],
             _ => &[LedgerStatus::InProgress, LedgerStatus::Accepted],
         }
     }
@@ -384,6 +433,7 @@ impl Write<'_> {
     pub fn to_status(&self) -> LedgerStatus {
         match self {
             Write::Accept { .. } => LedgerStatus::Accepted,
+            Write::Ambiguous => LedgerStatus::InProgress,
             Write::Complete { .. } => LedgerStatus::Completed,
             Write::Fail { .. } => LedgerStatus::Failed,
             Write::MarkUnresolved { .. } => LedgerStatus::Unresolved,
@@ -394,6 +444,7 @@ impl Write<'_> {
     pub fn note(&self) -> String {
         match self {
             Write::Accept { job_id } => format!("accepted by provider as job {job_id}"),
+            Write::Ambiguous => AMBIGUOUS_NOTE.to_string(),
             Write::Complete { result_hash, .. } => format!("completed, result hash {result_hash}"),
             Write::Fail { error_name } => format!("failed with {error_name}"),
             Write::MarkUnresolved { owner, .. } => format!("unresolved, owner {owner}"),
@@ -405,18 +456,20 @@ impl Write<'_> {
     fn already_in(&self, rec: &OperationRecord) -> bool {
         rec.status == self.to_status()
             && match self {
-                Write::Accept { job_id } => rec.provider_job_id.as_deref() == Some(job_id),
+                Write::Accept { job_id } => rec.provider_job_id.as_ref() == Some(job_id),
+                // Never "already applied": its status is the one it moves from.
+                Write::Ambiguous => false,
                 Write::Complete {
                     result_pointer,
                     result_hash,
                 } => {
-                    rec.result_pointer.as_deref() == Some(result_pointer)
-                        && rec.result_hash.as_deref() == Some(result_hash)
+                    rec.result_pointer.as_ref() == Some(result_pointer)
+                        && rec.result_hash.as_ref() == Some(result_hash)
                 }
-                Write::Fail { error_name } => rec.error.as_deref() == Some(error_name),
+                Write::Fail { error_name } => rec.error.as_ref() == Some(error_name),
                 Write::MarkUnresolved { owner, next_action } => {
-                    rec.owner.as_deref() == Some(owner)
-                        && rec.next_action.as_deref() == Some(next_action)
+                    rec.owner.as_ref() == Some(owner)
+                        && rec.next_action.as_ref() == Some(next_action)
                 }
             }
     }
@@ -440,7 +493,7 @@ pub fn decide_write(
     existing: Option<&OperationRecord>,
     op: &OperationId,
     fence: u64,
-    write: &Write<'_>,
+    write: &Write,
 ) -> Result<WriteDecision, Error> {
     check_write(op, write)?;
     let Some(rec) = existing else {
@@ -467,7 +520,7 @@ pub fn decide_write(
 
 /// Refuses a write that no record can make valid: a `Transient.*` failure name (a transient
 /// error is not an outcome; the lease runs out and a retry takes over).
-pub fn check_write(op: &OperationId, write: &Write<'_>) -> Result<(), Error> {
+pub fn check_write(op: &OperationId, write: &Write) -> Result<(), Error> {
     match write {
         Write::Fail { error_name }
             if error_from_name(error_name, "").family() == Family::Transient =>
@@ -481,24 +534,25 @@ pub fn check_write(op: &OperationId, write: &Write<'_>) -> Result<(), Error> {
 }
 
 /// Applies a write [`decide_write`] allowed: the new status and fields, one attempt appended.
-pub fn apply_write(rec: &mut OperationRecord, fence: u64, write: &Write<'_>, now: i64) {
+pub fn apply_write(rec: &mut OperationRecord, fence: u64, write: &Write, now: i64) {
     rec.status = write.to_status();
-    match *write {
+    match write {
         Write::Accept { job_id } => {
-            rec.provider_job_id = Some(job_id.to_string());
+            rec.provider_job_id = Some(job_id.clone());
             rec.lease_expires_at = now + rec.lease_seconds;
         }
+        Write::Ambiguous => rec.lease_expires_at = now - 1,
         Write::Complete {
             result_pointer,
             result_hash,
         } => {
-            rec.result_pointer = Some(result_pointer.to_string());
-            rec.result_hash = Some(result_hash.to_string());
+            rec.result_pointer = Some(result_pointer.clone());
+            rec.result_hash = Some(result_hash.clone());
         }
-        Write::Fail { error_name } => rec.error = Some(error_name.to_string()),
+        Write::Fail { error_name } => rec.error = Some(error_name.clone()),
         Write::MarkUnresolved { owner, next_action } => {
-            rec.owner = Some(owner.to_string());
-            rec.next_action = Some(next_action.to_string());
+            rec.owner = Some(owner.clone());
+            rec.next_action = Some(next_action.clone());
         }
     }
     rec.attempts.push(Attempt {

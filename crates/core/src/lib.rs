@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod memory;
 pub mod ocr;
 pub mod ports;
+pub mod review;
 pub mod steps;
 pub mod validate;
 

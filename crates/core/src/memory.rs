@@ -107,10 +107,13 @@ struct Tables {
     checkpoints: BTreeMap<DocumentId, Checkpoint>,
 }
 
-/// Runs, documents and audit chains with the DynamoDB adapter's conditions.
+/// Runs, documents and audit chains with the DynamoDB adapter's conditions, and the operation
+/// ledger that [`Change::Ledger`] writes commit to (atomically with the rest).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     tables: Mutex<Tables>,
+    /// The ledger the store's [`Change::Ledger`] writes go to (pass it as the steps' ledger).
+    pub ledger: MemoryLedger,
     /// Number of successful commits (each is one DynamoDB write request in the AWS adapter).
     pub commits: Mutex<usize>,
 }
@@ -122,8 +125,14 @@ impl MemoryStore {
     }
 }
 
-fn allowed(tables: &Tables, change: &Change) -> bool {
+fn allowed(tables: &Tables, ledger: &Records, change: &Change) -> bool {
     match change {
+        Change::Ledger {
+            op, fence, write, ..
+        } => matches!(
+            crate::ledger::decide_write(ledger.get(op), op, *fence, write),
+            Ok(crate::ledger::WriteDecision::Apply)
+        ),
         Change::CreateRun(run) => !tables.runs.contains_key(&run.run_id),
         Change::SetRunStatus { run_id, from, .. } => {
             tables.runs.get(run_id).is_some_and(|r| r.status == *from)
@@ -146,8 +155,17 @@ fn allowed(tables: &Tables, change: &Change) -> bool {
     }
 }
 
-fn apply(tables: &mut Tables, change: Change) {
+fn apply(tables: &mut Tables, ledger: &mut Records, change: Change) {
     match change {
+        Change::Ledger {
+            op,
+            fence,
+            write,
+            now,
+        } => {
+            let rec = ledger.get_mut(&op).expect("checked");
+            crate::ledger::apply_write(rec, fence, &write, now);
+        }
         Change::CreateRun(run) => {
             tables.runs.insert(run.run_id.clone(), run);
         }
@@ -184,11 +202,12 @@ fn apply(tables: &mut Tables, change: Change) {
 impl Store for MemoryStore {
     async fn commit(&self, changes: Vec<Change>) -> Result<Result<(), Refused>, Error> {
         let mut tables = self.tables.lock().unwrap();
-        if let Some(index) = changes.iter().position(|c| !allowed(&tables, c)) {
+        let mut ledger = self.ledger.records.lock().unwrap();
+        if let Some(index) = changes.iter().position(|c| !allowed(&tables, &ledger, c)) {
             return Ok(Err(Refused { index }));
         }
         for change in changes {
-            apply(&mut tables, change);
+            apply(&mut tables, &mut ledger, change);
         }
         *self.commits.lock().unwrap() += 1;
         Ok(Ok(()))
@@ -236,6 +255,9 @@ pub struct FakeOcr {
     pub pending_polls: Mutex<usize>,
     /// Every start call, including repeats.
     pub start_calls: Mutex<usize>,
+    /// The next this many start calls start (or find) the job and then lose the answer:
+    /// `Ambiguous.OutcomeUnknown`, as after a timeout.
+    pub lose_start_answers: Mutex<usize>,
 }
 
 impl FakeOcr {
@@ -258,6 +280,11 @@ impl Ocr for FakeOcr {
         let (job, _) = jobs
             .entry(op.clone())
             .or_insert_with(|| (format!("job-{n}"), document.clone()));
+        let mut lose = self.lose_start_answers.lock().unwrap();
+        if *lose > 0 {
+            *lose -= 1;
+            return Err(Error::OutcomeUnknown(format!("start of {op}: answer lost")));
+        }
         Ok(job.clone())
     }
 
@@ -301,11 +328,61 @@ impl Workflow for MemoryWorkflow {
     }
 }
 
+/// Task callbacks as recorded calls: (token, `Ok(output)` or `Err(error name)`). Tokens in
+/// `closed` answer `Conflict.ReviewExpired`, as Step Functions does after the Task timed out.
+#[derive(Debug, Default)]
+pub struct MemoryCallback {
+    /// Every accepted callback, in order.
+    pub calls: Mutex<Vec<(String, Result<Value, String>)>>,
+    /// Tokens the workflow no longer waits on.
+    pub closed: Mutex<Vec<String>>,
+}
+
+impl MemoryCallback {
+    fn call(
+        &self,
+        token: &crate::review::TaskToken,
+        what: Result<Value, String>,
+    ) -> Result<(), Error> {
+        if self
+            .closed
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|t| t == token.expose())
+        {
+            return Err(Error::ReviewExpired("TaskTimedOut".into()));
+        }
+        self.calls
+            .lock()
+            .unwrap()
+            .push((token.expose().to_string(), what));
+        Ok(())
+    }
+}
+
+impl crate::ports::TaskCallback for MemoryCallback {
+    async fn succeed(&self, token: &crate::review::TaskToken, output: &Value) -> Result<(), Error> {
+        self.call(token, Ok(output.clone()))
+    }
+
+    async fn fail(
+        &self,
+        token: &crate::review::TaskToken,
+        error: &str,
+        _cause: &str,
+    ) -> Result<(), Error> {
+        self.call(token, Err(error.to_string()))
+    }
+}
+
+type Records = BTreeMap<OperationId, crate::ledger::OperationRecord>;
+
 /// The operation ledger under one lock, deciding with the same pure functions as the DynamoDB
 /// ledger ([`crate::ledger::decide_claim`], [`crate::ledger::decide_write`]).
 #[derive(Debug, Default)]
 pub struct MemoryLedger {
-    records: Mutex<BTreeMap<OperationId, crate::ledger::OperationRecord>>,
+    records: Mutex<Records>,
     /// Calls made (each is one DynamoDB request in the AWS adapter).
     pub requests: Mutex<usize>,
     /// The next this many calls fail with `Transient.Dependency`, as an unavailable store would.
@@ -325,11 +402,11 @@ impl MemoryLedger {
         Ok(())
     }
 
-    fn write(
+    fn apply(
         &self,
         op: &OperationId,
         fence: u64,
-        write: crate::ledger::Write<'_>,
+        write: crate::ledger::Write,
         now: i64,
     ) -> Result<(), Error> {
         use crate::ledger::{apply_write, decide_write, WriteDecision};
@@ -368,51 +445,14 @@ impl crate::ledger::Ledger for MemoryLedger {
         Ok(claimed)
     }
 
-    async fn accept(
+    async fn write(
         &self,
         op: &OperationId,
         fence: u64,
-        job_id: &str,
+        write: crate::ledger::Write,
         now: i64,
     ) -> Result<(), Error> {
-        self.write(op, fence, crate::ledger::Write::Accept { job_id }, now)
-    }
-
-    async fn complete(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        result_pointer: &str,
-        result_hash: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        let write = crate::ledger::Write::Complete {
-            result_pointer,
-            result_hash,
-        };
-        self.write(op, fence, write, now)
-    }
-
-    async fn fail(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        error_name: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        self.write(op, fence, crate::ledger::Write::Fail { error_name }, now)
-    }
-
-    async fn mark_unresolved(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        owner: &str,
-        next_action: &str,
-        now: i64,
-    ) -> Result<(), Error> {
-        let write = crate::ledger::Write::MarkUnresolved { owner, next_action };
-        self.write(op, fence, write, now)
+        self.apply(op, fence, write, now)
     }
 
     async fn get(&self, op: &OperationId) -> Result<Option<crate::ledger::OperationRecord>, Error> {

@@ -97,6 +97,14 @@ pub enum RunStatus {
     Invalid,
     /// A step failed for good; the error names why.
     Failed,
+    /// An ambiguous outcome could not be established: the operation ledger names the owner
+    /// who must decide and the next action (`docket ops unresolved`).
+    Unresolved,
+    /// A reviewer rejected the document (business outcome; no result).
+    Rejected,
+    /// The review was not decided in time: the run waits for its owner (`docket ops
+    /// unresolved`), never silently failed.
+    Escalated,
 }
 
 impl RunStatus {
@@ -109,6 +117,9 @@ impl RunStatus {
             RunStatus::AwaitingReview => "awaiting_review",
             RunStatus::Invalid => "invalid",
             RunStatus::Failed => "failed",
+            RunStatus::Unresolved => "unresolved",
+            RunStatus::Rejected => "rejected",
+            RunStatus::Escalated => "escalated",
         }
     }
 }
@@ -182,6 +193,20 @@ pub enum Change {
     /// Appends an audit entry and moves the document's checkpoint to it; refused when the seq is
     /// taken or the checkpoint is not at the previous entry (no forks, no gaps).
     Audit(AuditEntry),
+    /// A write of the operation ledger by the holder of `fence`, with the same condition as
+    /// [`crate::ledger::Ledger::write`]: refused unless the record carries `fence` and a status
+    /// the write moves from. Committing it with the step's audit entry makes the ledger's
+    /// progress and the audit trail one write.
+    Ledger {
+        /// The operation.
+        op: OperationId,
+        /// The writer's fence.
+        fence: u64,
+        /// What it writes.
+        write: crate::ledger::Write,
+        /// When (unix seconds).
+        now: i64,
+    },
 }
 
 /// A commit that was refused because the condition of `changes[index]` did not hold. Nothing of
@@ -268,4 +293,23 @@ pub trait Workflow: Send + Sync {
         run: &RunId,
         input: &Value,
     ) -> impl Future<Output = Result<Started, Error>> + Send;
+}
+
+/// The answer to a workflow Task that waits for a token (Step Functions' `SendTaskSuccess` /
+/// `SendTaskFailure`).
+pub trait TaskCallback: Send + Sync {
+    /// Resumes the waiting Task with `output`. `Conflict.ReviewExpired` when the workflow no
+    /// longer waits on that token (Step Functions' `TaskTimedOut` / `InvalidToken`).
+    fn succeed(
+        &self,
+        token: &crate::review::TaskToken,
+        output: &Value,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Fails the waiting Task with the taxonomy name `error`; errors as [`TaskCallback::succeed`].
+    fn fail(
+        &self,
+        token: &crate::review::TaskToken,
+        error: &str,
+        cause: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
 }

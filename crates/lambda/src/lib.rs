@@ -3,6 +3,7 @@
 //! taxonomy name the Lambda `errorType` (what the state machine's Retry/Catch match).
 
 use docket_aws::dynamodb::DynamoStore;
+use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
 use docket_core::config::PipelineConfig;
 use docket_core::steps::{Clock, Context, Layout, RunInput};
@@ -31,13 +32,28 @@ impl From<Failure> for Diagnostic {
 
 /// JSON logs on stdout (CloudWatch Logs); level from `RUST_LOG` (default info). Every line
 /// carries the fields of the current span: documentId, runId and operationId (see [`span`]).
+///
+/// The runtime's own line for a handler error (`lambda_runtime::layers::panic`, logged outside
+/// the handler's span, so without the ids) is switched off: [`traced`] logs every error inside
+/// the span, and a panic is logged by the hook installed here, on the panicking thread, inside
+/// the span of the step that panicked.
 pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        .add_directive(
+            "lambda_runtime::layers::panic=off"
+                .parse()
+                .expect("a valid directive"),
+        );
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        tracing::error!(location, "handler panicked: {info}");
+    }));
     tracing_subscriber::fmt()
         .json()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
+        .with_env_filter(filter)
         .with_current_span(true)
         .with_span_list(false)
         .with_target(false)
@@ -79,6 +95,8 @@ pub struct Deps {
     pub blobs: S3Blobs,
     /// DynamoDB.
     pub store: DynamoStore,
+    /// The operation ledger (its table is also the store's, for `Change::Ledger` writes).
+    pub ledger: DynamoLedger,
     /// Layout, pipeline config, actor, clock.
     pub ctx: Context,
     /// Injected faults (none unless explicitly configured), for the adapters a step adds.
@@ -109,9 +127,11 @@ impl Deps {
         };
         let faults = docket_aws::configured_faults()?;
         let store = DynamoStore::from_env(&sdk)?;
+        let store = DynamoStore::with_faults(&sdk, store.tables().clone(), &faults);
         Ok(Deps {
             blobs: S3Blobs::with_faults(&sdk, &faults),
-            store: DynamoStore::with_faults(&sdk, store.tables().clone(), &faults),
+            ledger: DynamoLedger::new(store.client().clone(), &store.tables().ledger),
+            store,
             faults,
             sdk,
             ctx,

@@ -6,7 +6,8 @@
 #![recursion_limit = "256"]
 
 use docket_aws::textract::TextractOcr;
-use docket_core::steps::{ocr, RunInput};
+use docket_core::steps::ocr::{self, OcrStarted};
+use docket_core::steps::RunInput;
 use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::Deserialize;
@@ -29,8 +30,8 @@ enum Request {
     },
     Poll {
         run: RunInput,
-        #[serde(rename = "jobId")]
-        job_id: String,
+        #[serde(flatten)]
+        started: OcrStarted,
     },
 }
 
@@ -43,18 +44,27 @@ async fn handler(
         Request::Start { run } => {
             let op = ocr::operation(&run);
             let started = traced(span("ocr.start", Some(&run), Some(op.as_str())), async {
-                let started = ocr::start(textract, &deps.store, &deps.ctx, &run).await?;
-                tracing::info!(jobId = %started.job_id, "ocr job started");
+                let started =
+                    ocr::start(textract, &deps.store, &deps.ledger, &deps.ctx, &run).await?;
+                tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
                 Ok(started)
             })
             .await?;
             answer(&started)
         }
-        Request::Poll { run, job_id } => {
+        Request::Poll { run, started } => {
             let op = ocr::operation(&run);
             let polled = traced(
                 span("ocr.poll", Some(&run), Some(op.as_str())),
-                ocr::poll(textract, &deps.blobs, &deps.store, &deps.ctx, &run, &job_id),
+                ocr::poll(
+                    textract,
+                    &deps.blobs,
+                    &deps.store,
+                    &deps.ledger,
+                    &deps.ctx,
+                    &run,
+                    &started,
+                ),
             )
             .await?;
             answer(&polled)

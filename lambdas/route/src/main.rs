@@ -8,6 +8,7 @@
 
 use docket_core::ids::OperationId;
 use docket_core::ports::ObjectRef;
+use docket_core::steps::review::Reviewed;
 use docket_core::steps::{route, RunInput};
 use docket_lambda::{answer, init_tracing, parse, span, traced, Deps, Failure};
 use lambda_runtime::{service_fn, LambdaEvent};
@@ -25,8 +26,21 @@ async fn main() -> Result<(), lambda_runtime::Error> {
 #[derive(Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 enum Request {
-    Route { run: RunInput, report: ObjectRef },
-    Fail { run: RunInput, error: CaughtError },
+    Route {
+        run: RunInput,
+        report: ObjectRef,
+        /// The reviewer's approval (the review Task's output), for a reviewed run.
+        #[serde(default)]
+        review: Option<Reviewed>,
+    },
+    Fail {
+        run: RunInput,
+        error: CaughtError,
+    },
+    /// A reviewer rejected the run.
+    Reject {
+        run: RunInput,
+    },
 }
 
 /// What a Catch puts at `ResultPath` (`Error`, `Cause`); only the name is recorded.
@@ -38,10 +52,22 @@ struct CaughtError {
 
 async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> {
     match parse(ev.payload)? {
-        Request::Route { run, report } => {
+        Request::Route {
+            run,
+            report,
+            review,
+        } => {
             let op = OperationId::new(&run.run_id, "route", None);
             let routed = traced(span("route", Some(&run), Some(op.as_str())), async {
-                let routed = route::run(&deps.blobs, &deps.store, &deps.ctx, &run, &report).await?;
+                let routed = route::run(
+                    &deps.blobs,
+                    &deps.store,
+                    &deps.ctx,
+                    &run,
+                    &report,
+                    review.as_ref(),
+                )
+                .await?;
                 tracing::info!(status = %routed.status, "routed");
                 Ok(routed)
             })
@@ -56,6 +82,15 @@ async fn handler(deps: &Deps, ev: LambdaEvent<Value>) -> Result<Value, Failure> 
             )
             .await?;
             Ok(json!({"status": "failed", "error": error.error}))
+        }
+        Request::Reject { run } => {
+            let op = OperationId::new(&run.run_id, "reject", None);
+            traced(
+                span("route.reject", Some(&run), Some(op.as_str())),
+                route::reject(&deps.store, &deps.ctx, &run),
+            )
+            .await?;
+            Ok(json!({"status": "rejected"}))
         }
     }
 }

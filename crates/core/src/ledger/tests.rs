@@ -342,7 +342,7 @@ async fn unresolved_operation_needs_its_owner_and_is_listed_for_operators() {
         .unwrap_err();
     let listed = ledger.unresolved().await.unwrap();
 
-    assert_eq!(err.name(), "Ambiguous.OutcomeUnknown");
+    assert_eq!(err.name(), "Ambiguous.Unresolved");
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].owner.as_deref(), Some("ops-oncall"));
     assert_eq!(
@@ -434,10 +434,10 @@ fn decide_write_requires_the_holders_fence_and_a_status_it_moves_from() {
     let op = op("ocr");
     let held = record(LedgerStatus::InProgress);
     let accepted = record(LedgerStatus::Accepted);
-    let accept = Write::Accept { job_id: "j" };
+    let accept = Write::Accept { job_id: "j".into() };
     let complete = Write::Complete {
-        result_pointer: "s3://b/k",
-        result_hash: "h",
+        result_pointer: "s3://b/k".into(),
+        result_hash: "h".into(),
     };
 
     assert_eq!(

@@ -3,6 +3,7 @@
 
 pub mod ingest;
 pub mod ocr;
+pub mod review;
 pub mod route;
 pub mod validate;
 

@@ -1,21 +1,44 @@
-//! OCR: start the provider's text detection job with the operation id as its idempotency token,
-//! then poll it (the state machine's Wait loop) and write the normalized OCR when it is done.
+//! OCR: one operation per run in the operation ledger, claimed before the provider is asked
+//! anything, so that retries, duplicate invocations and crashed attempts never start a second
+//! job and never lose one.
+//!
+//! - `start` claims the operation (one conditional write), starts the provider's job with the
+//!   operation id as its idempotency token, and commits the ledger's `accepted` (with the job id)
+//!   together with the `ocr.started` audit entry (one transaction). It returns the job id and the
+//!   claim's fence, which the state machine carries to `poll`.
+//! - A retry finds the work where it is: a job already accepted is returned as is; a claim whose
+//!   holder crashed is taken over after its lease and the provider is asked again with the same
+//!   token (it answers with the job it accepted, if any); a completed operation returns its job.
+//! - A lost answer from the provider (`Ambiguous.OutcomeUnknown`) gives the lease up at once and
+//!   lets the state machine retry (backoff, jitter) with the same token; after
+//!   `ledger.max_ambiguous_attempts` such attempts the operation and the run become unresolved,
+//!   with an owner and a next action — never a second job.
+//! - `poll` writes the normalized OCR and commits the ledger's `completed` (pointer, hash) with
+//!   the `ocr.completed` entry, conditional on the fence: a holder that was taken over cannot
+//!   land a late result.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{record, to_json_bytes, Context, RunInput};
 use crate::audit::AuditDraft;
+use crate::error::Family;
 use crate::ids::{sha256_hex, OperationId};
-use crate::ports::{BlobStore, Change, ObjectRef, Ocr, OcrPoll, RunStatus, Store};
+use crate::ledger::{
+    ambiguous_attempts, decide_write, Claimed, Ledger, LedgerStatus, OperationRecord, Write,
+    WriteDecision,
+};
+use crate::ports::{BlobStore, Change, ObjectRef, Ocr, OcrPoll, Refused, RunStatus, Store};
 use crate::Error;
 
-/// The started job.
+/// The started job, and the claim under which the run holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OcrStarted {
     /// The provider's job id.
     pub job_id: String,
+    /// The ledger fence of the claim that holds the operation; `poll` writes under it.
+    pub fence: u64,
 }
 
 /// What a poll found.
@@ -34,35 +57,218 @@ pub fn operation(input: &RunInput) -> OperationId {
     OperationId::new(&input.run_id, "ocr", None)
 }
 
-/// Starts (or finds, on a retry) the job. The token makes the provider return the same job for
-/// the same operation, so a retry after a lost response never starts a second job.
-pub async fn start<O: Ocr, S: Store>(
+/// The parameters' fingerprint: which raw object version the job reads. The same operation id
+/// with another one is `Conflict.ParametersChanged`, decided by the ledger before the provider
+/// is asked.
+pub fn fingerprint(input: &RunInput) -> String {
+    let raw = &input.raw;
+    let version = raw.version_id.as_deref().unwrap_or("");
+    let params = format!("{}\n{}\n{}\n{}", raw.bucket, raw.key, version, input.sha256);
+    format!("ocr-{}", &sha256_hex(params.as_bytes())[..32])
+}
+
+/// Starts (or finds) the run's OCR job; see the module docs for what a retry finds.
+pub async fn start<O: Ocr, S: Store, L: Ledger>(
     ocr: &O,
     store: &S,
+    ledger: &L,
     ctx: &Context,
     input: &RunInput,
 ) -> Result<OcrStarted, Error> {
     let op = operation(input);
-    let job_id = ocr.start(&op, &input.raw, input.run_id.as_str()).await?;
+    let fingerprint = fingerprint(input);
+    let now = ctx.clock.now().unix_timestamp();
+    let rules = ctx.config.ledger.lease_rules();
+    let previous = match ledger.claim(&op, &fingerprint, now, &rules).await {
+        Ok(Claimed::Fresh { fence }) => (fence, None),
+        Ok(Claimed::TakenOver { fence, previous }) => (fence, Some(previous)),
+        Ok(Claimed::AlreadyDone(rec)) => return recorded_job(&op, &rec),
+        Err(Error::InProgress(why)) => {
+            // A live holder. If a provider already holds the work, that job is the answer
+            // (this is a retry whose first attempt's answer was lost); otherwise back off.
+            return match ledger.get(&op).await? {
+                Some(rec) if rec.status == LedgerStatus::Accepted => recorded_job(&op, &rec),
+                _ => Err(Error::InProgress(why)),
+            };
+        }
+        Err(e) => return Err(e),
+    };
+    let (fence, previous) = previous;
+    let known_job = previous.as_ref().and_then(|p| p.provider_job_id.clone());
+    let job_id = match known_job {
+        // The previous holder's provider accepted the work: reconcile to it, start nothing.
+        Some(job) => job,
+        None => match ocr.start(&op, &input.raw, input.run_id.as_str()).await {
+            Ok(job) => job,
+            Err(Error::OutcomeUnknown(why)) => {
+                let attempts = previous.as_ref().map_or(0, ambiguous_attempts) + 1;
+                return Err(ambiguous(store, ledger, ctx, input, fence, attempts, why).await);
+            }
+            // Nothing is known to have happened: the lease runs out and a retry takes over.
+            Err(e) if e.family() == Family::Transient => return Err(e),
+            Err(e) => return Err(fail_run(store, ledger, ctx, input, fence, None, e).await),
+        },
+    };
+    let write = Write::Accept {
+        job_id: job_id.clone(),
+    };
     let draft = AuditDraft::new(&ctx.actor, "ocr.started", Some(&input.run_id))
         .operation(&op)
         .input("raw", &input.sha256)
-        .detail(json!({"jobId": job_id}));
-    let _ = record(store, ctx, &input.document_id, vec![], draft).await?;
-    Ok(OcrStarted { job_id })
+        .detail(json!({"jobId": job_id, "fence": fence}));
+    commit_with_ledger(store, ledger, ctx, input, fence, write, vec![], draft).await?;
+    Ok(OcrStarted { job_id, fence })
 }
 
-/// Polls the job once. On success writes the normalized OCR; on failure records the run as
-/// failed and returns `Business.OcrFailed`.
-pub async fn poll<O: Ocr, B: BlobStore, S: Store>(
+/// The job an earlier holder recorded.
+fn recorded_job(op: &OperationId, rec: &OperationRecord) -> Result<OcrStarted, Error> {
+    let job_id = rec.provider_job_id.clone().ok_or_else(|| {
+        Error::Internal(format!(
+            "operation {op} is {} without a job id",
+            rec.status.as_str()
+        ))
+    })?;
+    Ok(OcrStarted {
+        job_id,
+        fence: rec.fence,
+    })
+}
+
+/// The provider's answer to a start was lost. Below the limit: give the lease up (the next
+/// attempt takes over at once and asks again with the same token) and report the ambiguity for
+/// the state machine to retry. At the limit: the operation and the run become unresolved.
+async fn ambiguous<S: Store, L: Ledger>(
+    store: &S,
+    ledger: &L,
+    ctx: &Context,
+    input: &RunInput,
+    fence: u64,
+    attempts: usize,
+    why: String,
+) -> Error {
+    let op = operation(input);
+    let now = ctx.clock.now().unix_timestamp();
+    let rules = &ctx.config.ledger;
+    if attempts < rules.max_ambiguous_attempts {
+        return match ledger.write(&op, fence, Write::Ambiguous, now).await {
+            Ok(()) => Error::OutcomeUnknown(why),
+            Err(e) => e,
+        };
+    }
+    let next_action = format!(
+        "Look up the Textract text detection job started with ClientRequestToken {op}; \
+         if it exists, its JobId is this operation's job; if not, re-upload the document"
+    );
+    let write = Write::MarkUnresolved {
+        owner: rules.unresolved_owner.clone(),
+        next_action: next_action.clone(),
+    };
+    let run = Change::SetRunStatus {
+        run_id: input.run_id.clone(),
+        from: RunStatus::Started,
+        to: RunStatus::Unresolved,
+        outputs: Default::default(),
+        error: Some("Ambiguous.Unresolved".into()),
+    };
+    let draft = AuditDraft::new(&ctx.actor, "ocr.unresolved", Some(&input.run_id))
+        .operation(&op)
+        .detail(json!({
+            "owner": rules.unresolved_owner,
+            "nextAction": next_action,
+            "ambiguousAttempts": attempts,
+        }));
+    match commit_with_ledger(store, ledger, ctx, input, fence, write, vec![run], draft).await {
+        Ok(()) => Error::Unresolved(format!(
+            "operation {op}: the provider's outcome is unknown after {attempts} attempts ({why}); \
+             owner {}",
+            rules.unresolved_owner
+        )),
+        Err(e) => e,
+    }
+}
+
+/// Ends the operation and the run with a named, non-transient error (ledger `failed`, run
+/// `failed`, an `ocr.failed` entry, one transaction) and returns that error. A refusal means an
+/// earlier attempt already ended them; the error is returned all the same.
+async fn fail_run<S: Store, L: Ledger>(
+    store: &S,
+    ledger: &L,
+    ctx: &Context,
+    input: &RunInput,
+    fence: u64,
+    job_id: Option<&str>,
+    error: Error,
+) -> Error {
+    let write = Write::Fail {
+        error_name: error.name().into(),
+    };
+    let run = Change::SetRunStatus {
+        run_id: input.run_id.clone(),
+        from: RunStatus::Started,
+        to: RunStatus::Failed,
+        outputs: Default::default(),
+        error: Some(error.name().into()),
+    };
+    let draft = AuditDraft::new(&ctx.actor, "ocr.failed", Some(&input.run_id))
+        .operation(&operation(input))
+        .detail(json!({"jobId": job_id, "error": error.name(), "reason": error.to_string()}));
+    match commit_with_ledger(store, ledger, ctx, input, fence, write, vec![run], draft).await {
+        Ok(()) | Err(Error::FencedOut(_)) => error,
+        Err(other) => other,
+    }
+}
+
+/// Commits the ledger `write` (first), `changes` and the audit entry in one transaction. A
+/// refused ledger write is explained by the record: the same write already landed (a lost
+/// acknowledgement) → done; the fence was taken over → `Conflict.FencedOut`. A refusal of one
+/// of `changes` means an earlier attempt already moved the run: done.
+#[allow(clippy::too_many_arguments)]
+async fn commit_with_ledger<S: Store, L: Ledger>(
+    store: &S,
+    ledger: &L,
+    ctx: &Context,
+    input: &RunInput,
+    fence: u64,
+    write: Write,
+    changes: Vec<Change>,
+    draft: AuditDraft,
+) -> Result<(), Error> {
+    let op = operation(input);
+    let now = ctx.clock.now().unix_timestamp();
+    let mut all = vec![Change::Ledger {
+        op: op.clone(),
+        fence,
+        write: write.clone(),
+        now,
+    }];
+    all.extend(changes);
+    match record(store, ctx, &input.document_id, all, draft).await? {
+        Ok(_) | Err(Refused { index: 1.. }) => Ok(()),
+        Err(Refused { index: 0 }) => {
+            let rec = ledger.get(&op).await?;
+            match decide_write(rec.as_ref(), &op, fence, &write)? {
+                WriteDecision::AlreadyApplied => Ok(()),
+                WriteDecision::Apply => Err(Error::Dependency(format!(
+                    "ledger {op}: write refused, then allowed; retry"
+                ))),
+            }
+        }
+    }
+}
+
+/// Polls the job once. On success writes the normalized OCR and completes the operation; on a
+/// failed job ends the operation and the run and returns `Business.OcrFailed`.
+pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
     ocr: &O,
     blobs: &B,
     store: &S,
+    ledger: &L,
     ctx: &Context,
     input: &RunInput,
-    job_id: &str,
+    started: &OcrStarted,
 ) -> Result<OcrPolled, Error> {
     let op = operation(input);
+    let job_id = started.job_id.as_str();
     match ocr.poll(job_id).await? {
         OcrPoll::InProgress => Ok(OcrPolled {
             status: "IN_PROGRESS".into(),
@@ -76,6 +282,10 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store>(
             let hash = sha256_hex(&bytes);
             let lines = document.lines().count();
             blobs.put(&target, bytes, "application/json").await?;
+            let write = Write::Complete {
+                result_pointer: target.to_string(),
+                result_hash: hash.clone(),
+            };
             let draft = AuditDraft::new(&ctx.actor, "ocr.completed", Some(&input.run_id))
                 .operation(&op)
                 .input("raw", &input.sha256)
@@ -87,7 +297,17 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store>(
                     "lines": lines,
                     "sha256": hash,
                 }));
-            let _ = record(store, ctx, &input.document_id, vec![], draft).await?;
+            commit_with_ledger(
+                store,
+                ledger,
+                ctx,
+                input,
+                started.fence,
+                write,
+                vec![],
+                draft,
+            )
+            .await?;
             Ok(OcrPolled {
                 status: "SUCCEEDED".into(),
                 normalized: Some(target),
@@ -95,21 +315,16 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store>(
         }
         OcrPoll::Failed(message) => {
             let error = Error::OcrFailed(message);
-            let change = Change::SetRunStatus {
-                run_id: input.run_id.clone(),
-                from: RunStatus::Started,
-                to: RunStatus::Failed,
-                outputs: Default::default(),
-                error: Some(error.name().into()),
-            };
-            let draft = AuditDraft::new(&ctx.actor, "ocr.failed", Some(&input.run_id))
-                .operation(&op)
-                .detail(
-                    json!({"jobId": job_id, "error": error.name(), "reason": error.to_string()}),
-                );
-            // Refused: the run was already moved by an earlier attempt of this poll.
-            let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
-            Err(error)
+            Err(fail_run(
+                store,
+                ledger,
+                ctx,
+                input,
+                started.fence,
+                Some(job_id),
+                error,
+            )
+            .await)
         }
     }
 }

@@ -1,12 +1,14 @@
 //! Route: write the run's `result.json`, complete the run and make it the document's current
 //! result, atomically and only if no newer source version was accepted meanwhile (then the run
-//! completes as `stale`: kept for audit, never promoted).
+//! completes as `stale`: kept for audit, never promoted). An auto-approved run routes its
+//! extracted fields; a reviewed one the fields its reviewer approved (with corrections).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::review::Reviewed;
 use super::{record, to_json_bytes, Context, RunInput};
 use crate::audit::AuditDraft;
 use crate::ids::{sha256_hex, OperationId};
@@ -24,46 +26,66 @@ pub struct Routed {
     pub result: ObjectRef,
 }
 
-/// Routes an approved run.
+/// Routes an approved run: auto-approved (`review` is `None`), or approved by a reviewer.
 pub async fn run<B: BlobStore, S: Store>(
     blobs: &B,
     store: &S,
     ctx: &Context,
     input: &RunInput,
     report: &ObjectRef,
+    review: Option<&Reviewed>,
 ) -> Result<Routed, Error> {
     let op = OperationId::new(&input.run_id, "route", None);
     let bytes = blobs.get(report).await?;
     let report_hash = sha256_hex(&bytes);
     let report: ValidationReport = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("validation report unreadable: {e}")))?;
-    if report.decision != Decision::AutoApprove {
-        return Err(Error::BadInput(format!(
-            "route called for a run that is not approved: {:?}",
-            report.decision
-        )));
-    }
-
-    let fields: BTreeMap<String, Value> = report
-        .extraction
-        .fields
-        .iter()
-        .map(|(name, field)| {
-            let name = serde_json::to_value(name).expect("field names serialize");
-            let name = name.as_str().unwrap_or_default().to_string();
-            (
-                name,
-                json!({"value": field.value, "confidence": field.confidence}),
-            )
-        })
-        .collect();
+    let (decision, from, fields): (&str, RunStatus, BTreeMap<String, Value>) =
+        match (&report.decision, review) {
+            (Decision::AutoApprove, None) => {
+                let fields = report
+                    .extraction
+                    .fields
+                    .iter()
+                    .map(|(name, field)| {
+                        (
+                            field_name(name),
+                            json!({"value": field.value, "confidence": field.confidence}),
+                        )
+                    })
+                    .collect();
+                ("auto_approve", RunStatus::Started, fields)
+            }
+            (Decision::NeedsReview { .. }, Some(reviewed)) => {
+                let fields = reviewed
+                    .fields
+                    .iter()
+                    .map(|(name, field)| {
+                        (
+                            field_name(name),
+                            json!({"value": field.value, "confidence": field.confidence,
+                                   "source": field.source}),
+                        )
+                    })
+                    .collect();
+                ("approved_by_reviewer", RunStatus::AwaitingReview, fields)
+            }
+            (decision, review) => {
+                return Err(Error::BadInput(format!(
+                    "route called for a run that is not approved: {decision:?}, reviewed: {}",
+                    review.is_some()
+                )))
+            }
+        };
     let result = json!({
         "documentId": input.document_id,
         "runId": input.run_id,
         "tenant": input.tenant,
         "source": {"bucket": input.raw.bucket, "key": input.raw.key,
                    "versionId": input.raw.version_id, "sha256": input.sha256},
-        "decision": "auto_approve",
+        "decision": decision,
+        "reviewer": review.map(|r| &r.reviewer),
+        "reviewTask": review.map(|r| &r.task_id),
         "fields": fields,
         "configVersion": report.config_version,
         "configFingerprint": input.config_fingerprint,
@@ -77,7 +99,7 @@ pub async fn run<B: BlobStore, S: Store>(
 
     let finish = |to: RunStatus| Change::SetRunStatus {
         run_id: input.run_id.clone(),
-        from: RunStatus::Started,
+        from,
         to,
         outputs: [("result".to_string(), target.to_string())].into(),
         error: None,
@@ -129,6 +151,11 @@ pub async fn run<B: BlobStore, S: Store>(
     })
 }
 
+fn field_name(name: &crate::extract::FieldName) -> String {
+    let name = serde_json::to_value(name).expect("field names serialize");
+    name.as_str().unwrap_or_default().to_string()
+}
+
 /// The run was already moved by an earlier attempt of this step: report what it recorded.
 async fn finished_status<S: Store>(store: &S, input: &RunInput) -> Result<RunStatus, Error> {
     let run = store
@@ -154,17 +181,42 @@ pub async fn fail<S: Store>(
     error_name: &str,
 ) -> Result<(), Error> {
     let op = OperationId::new(&input.run_id, "fail", None);
+    // A run fails from where it waits: before review, or after it (e.g. routing failed).
+    for from in [RunStatus::Started, RunStatus::AwaitingReview] {
+        let change = Change::SetRunStatus {
+            run_id: input.run_id.clone(),
+            from,
+            to: RunStatus::Failed,
+            outputs: BTreeMap::new(),
+            error: Some(error_name.to_string()),
+        };
+        let draft = AuditDraft::new(&ctx.actor, "run.failed", Some(&input.run_id))
+            .operation(&op)
+            .detail(json!({"error": error_name}));
+        // Refused: the run is not in `from` (it already ended one way or another).
+        if record(store, ctx, &input.document_id, vec![change], draft)
+            .await?
+            .is_ok()
+        {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Records that a reviewer rejected the run: `awaiting_review` → `rejected` (a business outcome,
+/// no result). Safe to repeat.
+pub async fn reject<S: Store>(store: &S, ctx: &Context, input: &RunInput) -> Result<(), Error> {
+    let op = OperationId::new(&input.run_id, "reject", None);
     let change = Change::SetRunStatus {
         run_id: input.run_id.clone(),
-        from: RunStatus::Started,
-        to: RunStatus::Failed,
+        from: RunStatus::AwaitingReview,
+        to: RunStatus::Rejected,
         outputs: BTreeMap::new(),
-        error: Some(error_name.to_string()),
+        error: Some("Business.ReviewRejected".into()),
     };
-    let draft = AuditDraft::new(&ctx.actor, "run.failed", Some(&input.run_id))
-        .operation(&op)
-        .detail(json!({"error": error_name}));
-    // Refused: the run is no longer `started` (it already ended one way or another).
+    let draft = AuditDraft::new(&ctx.actor, "run.rejected", Some(&input.run_id)).operation(&op);
+    // Refused: the run already left `awaiting_review`.
     let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
     Ok(())
 }

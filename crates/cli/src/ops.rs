@@ -1,0 +1,101 @@
+//! `docket ops unresolved`: every case that needs a person, with its owner and next action —
+//! runs that ended `unresolved` joined with their ledger operations, and ledger operations that
+//! are unresolved on their own.
+
+use std::collections::BTreeMap;
+
+use docket_core::ids::OperationId;
+use docket_core::ledger::{Ledger, OperationRecord};
+use docket_core::ports::RunStatus;
+use serde_json::{json, Value};
+
+use crate::stack::{print, Stack};
+use crate::Output;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// List unresolved operations and runs, with owner and next action (exit 0 even if some).
+    Unresolved,
+}
+
+/// The steps whose operations the ledger holds, to join a run with its operations.
+const LEDGER_STEPS: &[&str] = &["ocr"];
+
+pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
+    match command {
+        Command::Unresolved => unresolved(stack, output).await,
+    }
+}
+
+fn operation_json(rec: &OperationRecord) -> Value {
+    json!({
+        "operationId": rec.operation_id,
+        "status": rec.status.as_str(),
+        "owner": rec.owner,
+        "nextAction": rec.next_action,
+        "providerJobId": rec.provider_job_id,
+        "attempts": rec.attempts.len(),
+        "since": rec.attempts.last().map(|a| a.at),
+    })
+}
+
+async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
+    let mut operations: BTreeMap<OperationId, OperationRecord> = stack
+        .ledger
+        .unresolved()
+        .await?
+        .into_iter()
+        .map(|r| (r.operation_id.clone(), r))
+        .collect();
+    let runs = stack.store.runs_with_status(RunStatus::Unresolved).await?;
+    let mut cases = Vec::new();
+    for run in &runs {
+        let ops: Vec<Value> = LEDGER_STEPS
+            .iter()
+            .filter_map(|step| operations.remove(&OperationId::new(&run.run_id, step, None)))
+            .map(|rec| operation_json(&rec))
+            .collect();
+        let owner = ops
+            .iter()
+            .find_map(|o| o["owner"].as_str().map(String::from));
+        cases.push(json!({
+            "runId": run.run_id,
+            "documentId": run.document_id,
+            "tenant": run.tenant,
+            "error": run.error,
+            "owner": owner,
+            "operations": ops,
+        }));
+    }
+    // Unresolved operations whose run did not end unresolved (or has no record).
+    for rec in operations.values() {
+        cases.push(json!({
+            "runId": null,
+            "documentId": null,
+            "owner": rec.owner,
+            "operations": [operation_json(rec)],
+        }));
+    }
+    let without_owner = cases.iter().filter(|c| c["owner"].is_null()).count();
+    let value = json!({"unresolved": cases, "withoutOwner": without_owner});
+    print(output, &value, || {
+        let mut lines: Vec<String> = cases
+            .iter()
+            .map(|c| {
+                let next = c["operations"][0]["nextAction"].as_str().unwrap_or("-");
+                format!(
+                    "{}  {}  owner {}  next: {next}",
+                    c["runId"].as_str().unwrap_or("(no run)"),
+                    c["documentId"].as_str().unwrap_or("-"),
+                    c["owner"].as_str().unwrap_or("NONE"),
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "{} unresolved, {without_owner} without an owner",
+            cases.len()
+        ));
+        lines.join("\n")
+    });
+    Ok(())
+}

@@ -1,0 +1,324 @@
+//! The OCR operation under the operation ledger, against the deployed stack's tables, Textract and
+//! OCR function: a lost answer to the ledger's completion, two concurrent runs of the same step,
+//! a crash after the side effect, and the same operation with changed parameters. Each test counts
+//! ledger claims, Textract jobs and audit entries.
+
+use aws_sdk_lambda::primitives::Blob;
+use docket_aws::faults::{Faults, Rule};
+use docket_aws::s3::S3Blobs;
+use docket_aws::textract::TextractOcr;
+use docket_core::ids::sha256_hex;
+use docket_core::ledger::{Ledger, LedgerStatus, OperationRecord, CLAIM_NOTE};
+use docket_core::ports::{ObjectRef, Ocr, Store};
+use docket_core::steps::{ocr, Clock, Context, RunInput};
+use serde_json::{json, Value};
+
+use crate::lost_ack::{count_actions, ctx, ledger, one, prepared_run, store};
+use crate::stack::Stack;
+use crate::util;
+
+fn claims(rec: &OperationRecord) -> usize {
+    rec.attempts.iter().filter(|a| a.note == CLAIM_NOTE).count()
+}
+
+fn completions(rec: &OperationRecord) -> usize {
+    rec.attempts
+        .iter()
+        .filter(|a| a.note.starts_with("completed"))
+        .count()
+}
+
+/// Polls until the job is done, as the state machine's loop does.
+async fn poll_to_end<S: Store, L: Ledger>(
+    textract: &TextractOcr,
+    store: &S,
+    ledger: &L,
+    ctx: &Context,
+    input: &RunInput,
+    started: &ocr::OcrStarted,
+) -> Result<ObjectRef, docket_core::Error> {
+    let blobs = S3Blobs::new(&util::aws().await);
+    for _ in 0..240 {
+        let polled = ocr::poll(textract, &blobs, store, ledger, ctx, input, started).await?;
+        if let Some(n) = polled.normalized {
+            return Ok(n);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    panic!("OCR job {} did not finish", started.job_id);
+}
+
+#[tokio::test]
+async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once() {
+    let stack = Stack::load().await;
+    let sdk = util::aws().await;
+    let clean = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &clean).await;
+    let ctx = ctx(&stack, "docket/test");
+    let textract = TextractOcr::new(&sdk);
+    // The start commits TransactWriteItems #1 (accepted + ocr.started); the completion is #2.
+    let faults = one(Rule::lose_response("dynamodb", "TransactWriteItems").nth(2));
+    let lossy = store(&stack, &faults).await;
+    let ledger = ledger(&clean);
+
+    let started = ocr::start(&textract, &lossy, &ledger, &ctx, &input)
+        .await
+        .unwrap();
+    let normalized = poll_to_end(&textract, &lossy, &ledger, &ctx, &input, &started)
+        .await
+        .unwrap();
+    // The state machine retries the poll too (its own answer may have been lost).
+    let again = poll_to_end(&textract, &lossy, &ledger, &ctx, &input, &started)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        faults.injected(),
+        1,
+        "the completion's answer was lost once"
+    );
+    assert_eq!(again, normalized);
+    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Completed);
+    assert_eq!(rec.result_pointer, Some(normalized.to_string()));
+    assert_eq!((claims(&rec), completions(&rec)), (1, 1));
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "ocr.started"), 1);
+    assert_eq!(count_actions(&chain, "ocr.completed"), 1);
+}
+
+async fn invoke_ocr(stack: &Stack, payload: &Value) -> Result<Value, String> {
+    let out = stack
+        .lambda
+        .invoke()
+        .function_name(stack.out("OcrFunctionName"))
+        .payload(Blob::new(payload.to_string()))
+        .send()
+        .await
+        .expect("invoke ocr");
+    let body: Value = serde_json::from_slice(out.payload().unwrap().as_ref()).unwrap();
+    match out.function_error() {
+        None => Ok(body),
+        Some(_) => Err(body["errorType"].as_str().unwrap_or("?").to_string()),
+    }
+}
+
+#[tokio::test]
+async fn two_concurrent_runs_of_the_ocr_start_make_one_claim_and_one_job() {
+    let stack = Stack::load().await;
+    let clean = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &clean).await;
+    let ledger = ledger(&clean);
+    let payload = json!({"action": "start", "run": input});
+
+    let (a, b) = tokio::join!(invoke_ocr(&stack, &payload), invoke_ocr(&stack, &payload));
+    let later = invoke_ocr(&stack, &payload).await;
+
+    let answers = [a, b, later];
+    let jobs: Vec<&str> = answers
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|v| v["jobId"].as_str().unwrap())
+        .collect();
+    let refusals: Vec<&String> = answers.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(jobs.len() >= 2, "{answers:?}");
+    assert!(jobs.iter().all(|j| *j == jobs[0]), "one job: {jobs:?}");
+    assert!(
+        refusals.iter().all(|e| *e == "Transient.InProgress"),
+        "a concurrent duplicate backs off: {refusals:?}"
+    );
+    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    assert_eq!(claims(&rec), 1);
+    assert_eq!(rec.status, LedgerStatus::Accepted);
+    assert_eq!(rec.provider_job_id.as_deref(), Some(jobs[0]));
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "ocr.started"), 1);
+}
+
+#[tokio::test]
+async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_second_effect() {
+    let stack = Stack::load().await;
+    let sdk = util::aws().await;
+    let clean = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &clean).await;
+    let ctx = ctx(&stack, "docket/test");
+    let textract = TextractOcr::new(&sdk);
+    let ledger = ledger(&clean);
+    let op = ocr::operation(&input);
+    let rules = ctx.config.ledger.lease_rules();
+
+    // A holder claims the operation, Textract accepts its job, and it crashes before recording.
+    let now = ctx.clock.now();
+    ledger
+        .claim(&op, &ocr::fingerprint(&input), now.unix_timestamp(), &rules)
+        .await
+        .unwrap();
+    let crashed_job = textract
+        .start(&op, &input.raw, input.run_id.as_str())
+        .await
+        .unwrap();
+    // The retry, after the lease: it takes over and records the existing job.
+    let after_lease = Context {
+        clock: Clock::Fixed(now + time::Duration::seconds(rules.lease_seconds + 1)),
+        ..ctx.clone()
+    };
+    let started = ocr::start(&textract, &clean, &ledger, &after_lease, &input)
+        .await
+        .unwrap();
+    // The poll writes the normalized OCR, then crashes before the completion commits (every
+    // TransactWriteItems of this store fails before it is sent); the retried poll records it.
+    let broken = store(
+        &stack,
+        &one(
+            Rule::fail_before_send("dynamodb", "TransactWriteItems", "InternalServerError")
+                .probability(1.0),
+        ),
+    )
+    .await;
+    let crashed_poll = poll_to_end(&textract, &broken, &ledger, &ctx, &input, &started).await;
+    let normalized = poll_to_end(&textract, &clean, &ledger, &ctx, &input, &started)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        (started.job_id.as_str(), started.fence),
+        (crashed_job.as_str(), 2)
+    );
+    assert_eq!(
+        crashed_poll.map_err(|e| e.name()),
+        Err("Transient.Dependency")
+    );
+    let rec = ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Completed);
+    assert_eq!((claims(&rec), completions(&rec)), (2, 1));
+    assert_eq!(rec.provider_job_id.as_deref(), Some(crashed_job.as_str()));
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "ocr.started"), 1);
+    assert_eq!(count_actions(&chain, "ocr.completed"), 1);
+    let body = stack
+        .s3
+        .get_object()
+        .bucket(&normalized.bucket)
+        .key(&normalized.key)
+        .send()
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap()
+        .into_bytes();
+    let recorded = chain
+        .iter()
+        .find(|e| e.draft.action == "ocr.completed")
+        .unwrap();
+    assert_eq!(
+        recorded.draft.detail["sha256"].as_str(),
+        Some(sha256_hex(&body).as_str()),
+        "the normalized OCR is the one the completion recorded"
+    );
+}
+
+#[tokio::test]
+async fn the_same_operation_with_changed_parameters_is_a_conflict_and_overwrites_nothing() {
+    let stack = Stack::load().await;
+    let clean = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &clean).await;
+    let ledger = ledger(&clean);
+    let started = invoke_ocr(&stack, &json!({"action": "start", "run": input}))
+        .await
+        .unwrap();
+    let before = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+
+    // The same run id (so the same operation id) for another version of the raw object.
+    let mut changed = input.clone();
+    let other = stack
+        .upload(&changed.raw.key, b"%PDF-1.4 another version".to_vec())
+        .await;
+    changed.raw.version_id = Some(other);
+    changed.sha256 = "0".repeat(64);
+    let refused = invoke_ocr(&stack, &json!({"action": "start", "run": changed})).await;
+
+    assert_eq!(refused, Err("Conflict.ParametersChanged".to_string()));
+    let after = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    assert_eq!(after, before, "the record is untouched");
+    assert_eq!(after.provider_job_id.as_deref(), started["jobId"].as_str());
+}
+
+/// Pages of an appendix that make a document's OCR take long; no field labels on them.
+const SLOW_PAGES: usize = 12;
+
+#[tokio::test]
+async fn a_newer_upload_during_ocr_makes_the_older_run_stale_and_the_newer_one_current() {
+    let stack = Stack::load().await;
+    let tenant = crate::stack::tenant();
+    let key = format!("inbox/{tenant}/inv.pdf");
+    let document = Stack::document_id(&tenant, "inv.pdf");
+    // The first version is long, so that its OCR is still running when the second is done.
+    let invoice = crate::stack::invoice_lines("INV-2026-0100", "100.00");
+    let appendix: Vec<Vec<String>> = (2..=SLOW_PAGES)
+        .map(|p| {
+            (1..=20)
+                .map(|l| format!("Appendix {p} delivery note line {l} pallet reference {p}{l:02}"))
+                .collect()
+        })
+        .collect();
+    let mut pages: Vec<Vec<&str>> = vec![invoice.iter().map(String::as_str).collect()];
+    pages.extend(
+        appendix
+            .iter()
+            .map(|page| page.iter().map(String::as_str).collect()),
+    );
+    let pages: Vec<&[&str]> = pages.iter().map(Vec::as_slice).collect();
+    let v1 = stack.upload(&key, docket_e2e::render::pdf(&pages)).await;
+    stack.wait_for_action(&document, "ocr.started").await;
+    let v2 = stack
+        .upload(
+            &key,
+            crate::stack::invoice_pdf(&crate::stack::invoice_lines("INV-2026-0101", "200.00")),
+        )
+        .await;
+    let runs = stack.wait_for_runs(&document, 2).await;
+
+    let run_of = |version: &str| {
+        runs.iter()
+            .find(|r| crate::stack::s(r, "versionId") == version)
+            .unwrap_or_else(|| panic!("no run of version {version}"))
+    };
+    let (older, newer) = (run_of(&v1), run_of(&v2));
+    assert_eq!(crate::stack::s(older, "status"), "stale");
+    assert_eq!(crate::stack::s(newer, "status"), "completed");
+    let current = stack
+        .dynamodb
+        .get_item()
+        .table_name(stack.out("DocumentsTable"))
+        .key(
+            "documentId",
+            aws_sdk_dynamodb::types::AttributeValue::S(document.to_string()),
+        )
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        current["currentRunId"].as_s().unwrap(),
+        &crate::stack::s(newer, "runId")
+    );
+    let chain = stack.audit(&document).await;
+    assert_eq!(
+        count_actions(&chain, "run.stale"),
+        1,
+        "the older run is kept, as stale"
+    );
+    assert_eq!(count_actions(&chain, "run.completed"), 1);
+    let result = stack
+        .json(&format!(
+            "s3://{}/{tenant}/{document}/{}/result.json",
+            stack.out("DerivedBucket"),
+            crate::stack::s(newer, "runId")
+        ))
+        .await;
+    assert_eq!(result["fields"]["total_amount"]["value"], "200.00");
+}

@@ -1,0 +1,396 @@
+//! Faults through the deployed stack (issue "Exactly-once effects"): throttling bursts, and a
+//! soak of 100 documents with every fault mixed in at low probability. These change the whole
+//! local AWS (Chaos-API rules; the functions' SDK fault configuration), so they live in their own
+//! binary, run one test at a time after the pipeline tests (`scripts/test-local.sh`).
+//!
+//! Each test counts what must hold for every document: one run, one execution, a final state,
+//! at most one of each step's audit entries, a verified chain, a result whose hash is the one
+//! the audit log records; and every unresolved run has an owner in the operator listing.
+
+#[allow(dead_code)]
+#[path = "../pipeline/stack.rs"]
+mod stack;
+#[allow(dead_code)]
+#[path = "../localaws/util.rs"]
+mod util;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use aws_config::retry::RetryConfig;
+use aws_sdk_dynamodb::types::AttributeValue;
+use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::ledger::DynamoLedger;
+use docket_core::ids::{sha256_hex, DocumentId, OperationId, RunId};
+use docket_core::ledger::Ledger;
+use docket_core::ports::RunStatus;
+use serde_json::{json, Value};
+
+use stack::{invoice_lines, invoice_pdf, s, Stack, RUN_DEADLINE};
+
+/// Clients for the test itself: under chaos its own reads are throttled too, so they retry more.
+async fn patient_stack() -> Stack {
+    let cfg = util::aws()
+        .await
+        .into_builder()
+        .retry_config(
+            RetryConfig::standard()
+                .with_max_attempts(12)
+                .with_max_backoff(Duration::from_secs(2)),
+        )
+        .build();
+    Stack::load_with(cfg)
+}
+
+/// Adds (PATCH) or removes (DELETE) Chaos-API fault rules.
+async fn chaos(method: reqwest::Method, rules: &Value) {
+    let response = reqwest::Client::new()
+        .request(
+            method,
+            format!("{}/_localstack/chaos/faults", util::endpoint()),
+        )
+        .json(rules)
+        .send()
+        .await
+        .expect("chaos endpoint reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+}
+
+const FUNCTIONS: &[&str] = &[
+    "IngestFunctionName",
+    "OcrFunctionName",
+    "ValidateFunctionName",
+    "RouteFunctionName",
+];
+
+/// Sets (or, with `None`, removes) the SDK fault rules of every function of the stack.
+async fn function_faults(stack: &Stack, rules: Option<&Value>) {
+    for output in FUNCTIONS {
+        let name = stack.out(output);
+        let config = stack
+            .lambda
+            .get_function_configuration()
+            .function_name(name)
+            .send()
+            .await
+            .unwrap();
+        let mut vars: std::collections::HashMap<String, String> = config
+            .environment()
+            .and_then(|e| e.variables())
+            .cloned()
+            .unwrap_or_default();
+        match rules {
+            Some(r) => {
+                vars.insert("DOCKET_FAULT_INJECTION".into(), "1".into());
+                vars.insert("DOCKET_FAULTS".into(), r.to_string());
+            }
+            None => {
+                vars.remove("DOCKET_FAULT_INJECTION");
+                vars.remove("DOCKET_FAULTS");
+            }
+        }
+        stack
+            .lambda
+            .update_function_configuration()
+            .function_name(name)
+            .environment(
+                aws_sdk_lambda::types::Environment::builder()
+                    .set_variables(Some(vars))
+                    .build(),
+            )
+            .send()
+            .await
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let c = stack
+                .lambda
+                .get_function_configuration()
+                .function_name(name)
+                .send()
+                .await
+                .unwrap();
+            if c.last_update_status().map(|s| s.as_str()) != Some("InProgress") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{name}: update still in progress"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// Uploads `n` distinct invoices for a fresh tenant, a few at a time; returns their documents.
+async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
+    let tenant = stack::tenant();
+    let mut documents = Vec::new();
+    for batch in (0..n).collect::<Vec<_>>().chunks(10) {
+        let uploads = batch.iter().map(|i| {
+            let key = format!("inbox/{tenant}/inv-{i:03}.pdf");
+            let body = invoice_pdf(&invoice_lines(
+                &format!("INV-2026-{:04}", 1000 + i),
+                &format!("{}.50", 100 + i),
+            ));
+            async move { stack.upload(&key, body).await }
+        });
+        futures_join_all(uploads).await;
+        documents.extend(
+            batch
+                .iter()
+                .map(|i| Stack::document_id(&tenant, &format!("inv-{i:03}.pdf"))),
+        );
+    }
+    (tenant, documents)
+}
+
+/// Runs the futures concurrently (no extra crate for one join).
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output> {
+    let handles: Vec<_> = futures.collect();
+    let mut out = Vec::new();
+    let mut pinned: Vec<_> = handles.into_iter().map(Box::pin).collect();
+    for f in pinned.iter_mut() {
+        out.push(f.await);
+    }
+    out
+}
+
+/// What one document ended as.
+#[derive(Debug)]
+struct Outcome {
+    document: DocumentId,
+    runs: Vec<BTreeMap<String, AttributeValue>>,
+}
+
+/// Waits until every document has a run and no run is `started` (bounded); a document with no
+/// run by then is lost.
+async fn settle(stack: &Stack, documents: &[DocumentId], deadline: Duration) -> Vec<Outcome> {
+    let until = Instant::now() + deadline;
+    let mut pending: Vec<DocumentId> = documents.to_vec();
+    let mut done = Vec::new();
+    while !pending.is_empty() {
+        let mut still = Vec::new();
+        for d in pending {
+            let runs = stack.runs(&d).await;
+            if !runs.is_empty() && runs.iter().all(|r| s(r, "status") != "started") {
+                done.push(Outcome { document: d, runs });
+            } else {
+                still.push(d);
+            }
+        }
+        pending = still;
+        if pending.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "{} of {} documents not final after {deadline:?}: {:?}",
+            pending.len(),
+            documents.len(),
+            &pending[..pending.len().min(5)]
+        );
+        eprintln!("settling: {}/{} final", done.len(), documents.len());
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+    done
+}
+
+/// Counts duplicates of every effect of one document; returns the problems found.
+async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
+    let mut problems = Vec::new();
+    let d = &outcome.document;
+    if outcome.runs.len() != 1 {
+        problems.push(format!("{d}: {} runs", outcome.runs.len()));
+    }
+    let chain = stack.audit(d).await; // verifies the chain
+    for run in &outcome.runs {
+        let run_id = s(run, "runId");
+        let executions = stack.executions_named(&run_id).await;
+        if executions != 1 {
+            problems.push(format!("{d}: {executions} executions of {run_id}"));
+        }
+        for action in [
+            "document.accepted",
+            "ocr.started",
+            "ocr.completed",
+            "validation.completed",
+            "run.completed",
+        ] {
+            let n = chain
+                .iter()
+                .filter(|e| {
+                    e.draft.action == action
+                        && e.draft.run_id.as_ref().map(RunId::as_str) == Some(run_id.as_str())
+                })
+                .count();
+            if n > 1 {
+                problems.push(format!("{d}: {n} {action} entries for {run_id}"));
+            }
+        }
+        if s(run, "status") == "completed" {
+            let recorded = chain
+                .iter()
+                .find(|e| e.draft.action == "run.completed")
+                .and_then(|e| e.draft.detail["sha256"].as_str().map(str::to_string));
+            let pointer = match run.get("outputs") {
+                Some(AttributeValue::M(m)) => m.get("result").and_then(|v| v.as_s().ok()).cloned(),
+                _ => None,
+            };
+            let Some(pointer) = pointer else {
+                problems.push(format!("{d}: completed without a result pointer"));
+                continue;
+            };
+            let rest = pointer.strip_prefix("s3://").unwrap();
+            let (bucket, key) = rest.split_once('/').unwrap();
+            let body = stack
+                .s3
+                .get_object()
+                .bucket(bucket)
+                .key(key)
+                .send()
+                .await
+                .unwrap()
+                .body
+                .collect()
+                .await
+                .unwrap()
+                .into_bytes();
+            if recorded.as_deref() != Some(sha256_hex(&body).as_str()) {
+                problems.push(format!("{d}: result content differs from the audited one"));
+            }
+        }
+    }
+    problems
+}
+
+/// The operator listing (`docket ops unresolved`): unresolved runs and their ledger owners.
+async fn unresolved_owners(stack: &Stack) -> BTreeMap<String, Option<String>> {
+    let cfg = util::aws().await;
+    let tables = Tables {
+        runs: stack.out("RunsTable").into(),
+        documents: stack.out("DocumentsTable").into(),
+        audit: stack.out("AuditTable").into(),
+        checkpoints: stack.out("AuditCheckpointsTable").into(),
+        ledger: stack.out("LedgerTable").into(),
+    };
+    let store = DynamoStore::new(&cfg, tables.clone());
+    let ledger = DynamoLedger::new(store.client().clone(), &tables.ledger);
+    let operations: BTreeMap<_, _> = ledger
+        .unresolved()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.operation_id.clone(), r))
+        .collect();
+    store
+        .runs_with_status(RunStatus::Unresolved)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|run| {
+            let owner = operations
+                .get(&OperationId::new(&run.run_id, "ocr", None))
+                .and_then(|r| r.owner.clone());
+            (run.run_id.to_string(), owner)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_every_document() {
+    let stack = patient_stack().await;
+    let rules = json!([
+        {"service": "dynamodb", "region": "us-east-1", "probability": 0.3,
+         "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}},
+        {"service": "lambda", "operation": "Invoke", "region": "us-east-1", "probability": 0.3,
+         "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
+    ]);
+    chaos(reqwest::Method::PATCH, &rules).await;
+    let (_, documents) = drop_invoices(&stack, 8).await;
+    let outcomes = settle(&stack, &documents, RUN_DEADLINE * 2).await;
+    chaos(reqwest::Method::DELETE, &rules).await;
+
+    let mut problems = Vec::new();
+    for o in &outcomes {
+        problems.extend(duplicates(&stack, o).await);
+        let statuses: Vec<String> = o.runs.iter().map(|r| s(r, "status")).collect();
+        if statuses != ["completed"] {
+            problems.push(format!("{}: {statuses:?}", o.document));
+        }
+    }
+    assert_eq!(outcomes.len(), documents.len(), "no document lost");
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[tokio::test]
+async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_without_duplicates() {
+    let stack = patient_stack().await;
+    let chaos_rules = json!([
+        {"service": "dynamodb", "region": "us-east-1", "probability": 0.03,
+         "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}},
+        {"service": "lambda", "operation": "Invoke", "region": "us-east-1", "probability": 0.03,
+         "error": {"statusCode": 429, "code": "TooManyRequestsException"}},
+        {"service": "textract", "region": "us-east-1", "probability": 0.05,
+         "error": {"statusCode": 400, "code": "ThrottlingException"}}
+    ]);
+    // Lost answers inside the functions: the request commits, the answer is dropped.
+    let sdk_rules = json!({"seed": 42, "rules": [
+        {"service": "dynamodb", "operation": "TransactWriteItems", "mode": "lose_response", "probability": 0.03},
+        {"service": "dynamodb", "operation": "UpdateItem", "mode": "lose_response", "probability": 0.03},
+        {"service": "textract", "operation": "StartDocumentTextDetection", "mode": "lose_response", "probability": 0.1},
+        {"service": "s3", "operation": "PutObject", "mode": "lose_response", "probability": 0.03},
+        {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.05}
+    ]});
+    function_faults(&stack, Some(&sdk_rules)).await;
+    chaos(reqwest::Method::PATCH, &chaos_rules).await;
+    let started = Instant::now();
+    let (_, documents) = drop_invoices(&stack, 100).await;
+    let outcomes = settle(&stack, &documents, Duration::from_secs(900)).await;
+    let elapsed = started.elapsed();
+    chaos(reqwest::Method::DELETE, &chaos_rules).await;
+    function_faults(&stack, None).await;
+
+    let mut problems = Vec::new();
+    let mut by_status: BTreeMap<String, usize> = BTreeMap::new();
+    let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    for o in &outcomes {
+        problems.extend(duplicates(&stack, o).await);
+        for r in &o.runs {
+            *by_status.entry(s(r, "status")).or_default() += 1;
+            if s(r, "status") != "completed" {
+                *errors.entry(s(r, "error")).or_default() += 1;
+            }
+        }
+    }
+    let owners = unresolved_owners(&stack).await;
+    let ours: Vec<_> = outcomes
+        .iter()
+        .flat_map(|o| o.runs.iter())
+        .filter(|r| s(r, "status") == "unresolved")
+        .map(|r| s(r, "runId"))
+        .collect();
+    for run in &ours {
+        match owners.get(run) {
+            Some(Some(_)) => {}
+            other => problems.push(format!("unresolved run {run} listed as {other:?}")),
+        }
+    }
+    eprintln!(
+        "soak: 100 documents in {elapsed:?}: {by_status:?} (errors {errors:?}), {} unresolved",
+        ours.len()
+    );
+    assert_eq!(outcomes.len(), documents.len(), "no document lost");
+    assert!(problems.is_empty(), "{problems:#?}");
+    let allowed = ["completed", "unresolved", "failed"];
+    assert!(
+        by_status.keys().all(|k| allowed.contains(&k.as_str())),
+        "{by_status:?}"
+    );
+    assert!(
+        by_status.get("completed").copied().unwrap_or(0) >= 90,
+        "most documents complete under low-probability faults: {by_status:?}"
+    );
+}
