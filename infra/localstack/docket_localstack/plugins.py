@@ -37,6 +37,13 @@ def register_chaos():
     install()
 
 
+@hooks.on_infra_start()
+def register_function_url_iam():
+    from docket_localstack.function_url_iam import install
+
+    install()
+
+
 class StateMachineVersionProviderPlugin(CloudFormationResourceProviderPlugin):
     name = "AWS::StepFunctions::StateMachineVersion"
 
