@@ -17,6 +17,7 @@
 # Progress goes to stderr; the stack outputs are printed to stdout as one JSON object.
 #
 # Environment: STAGE (dev), LOG_LEVEL (info), ALARM_TOPIC_ARN, ARTIFACTS_BUCKET,
+# REVIEW_TIMEOUT_SECONDS (how long a document waits for a reviewer; template default 3 days),
 # DOCKET_ASL (state machine definition; default statemachines/document-pipeline.asl.json),
 # LOCALSTACK_PORT (4566), DOCKET_LOCAL_DIR (.localstack), DOCKET_VENV (.venv).
 set -euo pipefail
@@ -28,7 +29,7 @@ mode=""
 stage=${STAGE:-dev}
 stack=""
 region=""
-functions=(ingest ocr validate route)
+source "$root/scripts/functions.sh"
 
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 say() { printf 'deploy: %s\n' "$*" >&2; }
@@ -141,6 +142,7 @@ fi
 params=(Stage="$stage" Architecture="$arch" CodeBucket="$bucket" CodeKeyPrefix="$prefix"
         LogLevel="${LOG_LEVEL:-info}" DefinitionHash="$definition_hash")
 [ -z "${ALARM_TOPIC_ARN:-}" ] || params+=(AlarmTopicArn="$ALARM_TOPIC_ARN")
+[ -z "${REVIEW_TIMEOUT_SECONDS:-}" ] || params+=(ReviewTimeoutSeconds="$REVIEW_TIMEOUT_SECONDS")
 via_s3=()
 [ "$(wc -c < "$work/template.packaged.yaml")" -le 51200 ] || via_s3=(--s3-bucket "$bucket" --s3-prefix cfn)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Lambda zips into dist/lambda/<name>.zip (ingest, ocr, validate, route), each holding
+# Builds the Lambda zips into dist/lambda/<name>.zip (ingest, ocr, validate, route, review), each holding
 # one executable `bootstrap`.
 #
 #   scripts/package.sh [--target local|aws] [--stand-in]
@@ -21,7 +21,7 @@ cd "$root"
 venv=${DOCKET_VENV:-$root/.venv}
 target=local
 standin=""
-functions=(ingest ocr validate route)
+source "$root/scripts/functions.sh"
 
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 say() { printf 'package: %s\n' "$*" >&2; }

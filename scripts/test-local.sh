@@ -24,7 +24,8 @@ cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
 
 echo "test-local: deploying the stack to LocalStack" >&2
 scripts/package.sh --target local
-scripts/deploy.sh --local >/dev/null
+# Review tasks time out after 45 s here, so that the escalation test does not wait days.
+REVIEW_TIMEOUT_SECONDS=45 scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2
 cargo test -p docket-e2e --test soak -- --test-threads 1 --nocapture

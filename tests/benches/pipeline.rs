@@ -7,9 +7,14 @@
 //! 2. the operation ledger's cost for the OCR step, in DynamoDB requests: on the first run (from
 //!    the same document's request log), and for a replay of the step after completion (the OCR
 //!    function invoked again with the run's input), next to Powertools' published behaviour;
-//! 3. twenty documents dropped at once: wall time until the last execution ends, and the share
+//! 3. a reviewer's decision: time from `docket review approve` starting to the execution
+//!    resuming (the review Task's `TaskSucceeded` event), and the CLI's round trip;
+//! 4. twenty documents dropped at once: wall time until the last execution ends, and the share
 //!    of execution time spent in OCR (StartOcr entered → Validate entered).
 
+#[allow(dead_code)]
+#[path = "../pipeline/reviewers.rs"]
+mod reviewers;
 #[allow(dead_code)]
 #[path = "../pipeline/stack.rs"]
 mod stack;
@@ -195,5 +200,52 @@ async fn main() {
     let log = std::env::var("DOCKET_LOCALSTACK_LOG").expect("DOCKET_LOCALSTACK_LOG");
     let stack = Stack::load().await;
     one_document(&stack, &log).await;
+    review_resume(&stack).await;
     twenty_at_once(&stack).await;
+}
+
+async fn review_resume(stack: &Stack) {
+    let tenant = tenant();
+    let alice = reviewers::reviewer(&tenant, "alice").await;
+    let mut resume = Vec::new();
+    let mut round_trip = Vec::new();
+    for _ in 0..5 {
+        let (document, task) = reviewers::pending_task(stack, &tenant, &alice).await;
+        let run_id = reviewers::wait_for_status(stack, &document, "awaiting_review").await;
+        let sent = std::time::SystemTime::now();
+        let started = Instant::now();
+        let out = reviewers::docket(&alice, &["review", "approve", &task]).await;
+        round_trip.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stack.wait_for_execution(&run_id).await;
+        let history = stack.history(&run_id).await;
+        let resumed = history
+            .iter()
+            .find(|e| {
+                e.task_succeeded_event_details()
+                    .is_some_and(|d| d.resource().contains("waitForTaskToken"))
+            })
+            .map(|e| e.timestamp().as_secs_f64())
+            .expect("the review Task succeeded");
+        let sent = sent
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        resume.push((resumed - sent) * 1000.0);
+    }
+    resume.sort_by(f64::total_cmp);
+    round_trip.sort_by(f64::total_cmp);
+    println!("bench: review decision -> execution resumed (5 approvals via docket review approve)");
+    println!(
+        "bench:   decision sent -> review Task succeeded: median {:.0} ms (min {:.0}, max {:.0})",
+        resume[2], resume[0], resume[4]
+    );
+    println!(
+        "bench:   CLI round trip (sign, function URL, decide, callback): median {:.0} ms",
+        round_trip[2]
+    );
 }

@@ -55,7 +55,10 @@ fn lint(asl: &Value) -> Vec<String> {
             problem("Task without TimeoutSeconds".into());
         }
         let resource = state["Resource"].as_str().unwrap_or_default();
-        if resource.ends_with(".waitForTaskToken") && !state["HeartbeatSeconds"].is_u64() {
+        if resource.ends_with(".waitForTaskToken")
+            && !state["HeartbeatSeconds"].is_u64()
+            && !state["HeartbeatSecondsPath"].is_string()
+        {
             problem("callback Task without HeartbeatSeconds".into());
         }
         let retries = state["Retry"].as_array().cloned().unwrap_or_default();
@@ -102,7 +105,11 @@ fn lint(asl: &Value) -> Vec<String> {
             }
             for error in catch["ErrorEquals"].as_array().into_iter().flatten() {
                 let error = error.as_str().unwrap_or_default();
-                let known = error == "States.ALL" || ALL_NAMES.contains(&error);
+                // Besides ours: the catch-all, and the timeouts Step Functions itself raises
+                // (a callback Task that waited too long).
+                let known = ["States.ALL", "States.Timeout", "States.HeartbeatTimeout"]
+                    .contains(&error)
+                    || ALL_NAMES.contains(&error);
                 if !known {
                     problem(format!("Catch on {error}, which is not in the taxonomy"));
                 }

@@ -8,6 +8,8 @@ mod happy;
 mod hostile;
 mod lost_ack;
 mod privacy;
+mod review;
+mod reviewers;
 mod stack;
 #[allow(dead_code)]
 #[path = "../localaws/util.rs"]

@@ -21,7 +21,7 @@ fn canary() -> String {
 }
 
 /// Every message of every docket log group in CloudWatch Logs.
-async fn all_log_messages(stack: &Stack) -> Vec<(String, String)> {
+pub(crate) async fn all_log_messages(stack: &Stack) -> Vec<(String, String)> {
     let mut messages = Vec::new();
     let groups = stack.logs.describe_log_groups().send().await.unwrap();
     for group in groups.log_groups() {
@@ -93,7 +93,7 @@ async fn a_canary_printed_in_a_document_appears_in_no_history_and_no_log() {
     let step_lines: Vec<serde_json::Value> = logs
         .iter()
         .filter(|(group, _)| {
-            ["-ocr", "-validate", "-route"]
+            ["-ocr", "-validate", "-route", "-review"]
                 .iter()
                 .any(|f| group.ends_with(f))
         })

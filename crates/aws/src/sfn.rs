@@ -3,7 +3,8 @@
 
 use aws_sdk_sfn::Client;
 use docket_core::ids::RunId;
-use docket_core::ports::{Started, Workflow};
+use docket_core::ports::{Started, TaskCallback, Workflow};
+use docket_core::review::TaskToken;
 use docket_core::Error;
 use serde_json::Value;
 
@@ -57,5 +58,61 @@ impl Workflow for SfnWorkflow {
             // A lost answer is safe to retry: the name makes a second start impossible.
             Err(e) => Err(classify("states StartExecution", e)),
         }
+    }
+}
+
+/// [`TaskCallback`] on Step Functions' `SendTaskSuccess` / `SendTaskFailure`. The token is only
+/// passed to the SDK; it is never logged or put in an error message.
+#[derive(Debug, Clone)]
+pub struct SfnCallback {
+    client: Client,
+}
+
+/// Step Functions' answers that say the workflow no longer waits on a token.
+const CLOSED_TOKEN: &[&str] = &["TaskTimedOut", "InvalidToken", "TaskDoesNotExist"];
+
+impl SfnCallback {
+    /// From an SDK config, with `faults` injected (none outside tests and local runs).
+    pub fn with_faults(config: &aws_config::SdkConfig, faults: &crate::Faults) -> Self {
+        let builder = aws_sdk_sfn::config::Builder::from(config);
+        SfnCallback {
+            client: Client::from_conf(crate::with_faults(builder, faults).build()),
+        }
+    }
+}
+
+fn callback_error<E, R>(what: &str, e: aws_sdk_sfn::error::SdkError<E, R>) -> Error
+where
+    E: aws_sdk_sfn::error::ProvideErrorMetadata + std::fmt::Debug,
+    R: std::fmt::Debug,
+{
+    match crate::errors::code(&e) {
+        Some(c) if CLOSED_TOKEN.contains(&c) => Error::ReviewExpired(c.to_string()),
+        _ => crate::errors::classify_effect(what, e),
+    }
+}
+
+impl TaskCallback for SfnCallback {
+    async fn succeed(&self, token: &TaskToken, output: &Value) -> Result<(), Error> {
+        self.client
+            .send_task_success()
+            .task_token(token.expose())
+            .output(output.to_string())
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| callback_error("states SendTaskSuccess", e))
+    }
+
+    async fn fail(&self, token: &TaskToken, error: &str, cause: &str) -> Result<(), Error> {
+        self.client
+            .send_task_failure()
+            .task_token(token.expose())
+            .error(error)
+            .cause(cause)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| callback_error("states SendTaskFailure", e))
     }
 }

@@ -2,6 +2,7 @@
 
 mod audit;
 mod ops;
+mod review;
 mod show;
 mod stack;
 mod upload;
@@ -51,6 +52,9 @@ enum Command {
     /// What needs an operator: unresolved operations and runs, with owners.
     #[command(subcommand)]
     Ops(ops::Command),
+    /// Human review: list, show, approve and reject review tasks (through the review API).
+    #[command(subcommand)]
+    Review(review::Command),
 }
 
 #[tokio::main]
@@ -63,5 +67,6 @@ async fn main() -> anyhow::Result<()> {
         Command::Show(args) => show::run(&stack, args, cli.output).await,
         Command::Audit(command) => audit::run(&stack, command, cli.output).await,
         Command::Ops(command) => ops::run(&stack, command, cli.output).await,
+        Command::Review(command) => review::run(&stack, command, cli.output).await,
     }
 }

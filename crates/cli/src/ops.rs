@@ -1,6 +1,6 @@
 //! `docket ops unresolved`: every case that needs a person, with its owner and next action —
-//! runs that ended `unresolved` joined with their ledger operations, and ledger operations that
-//! are unresolved on their own.
+//! runs that ended `unresolved` joined with their ledger operations, ledger operations that are
+//! unresolved on their own, and runs whose review was `escalated` (no decision in time).
 
 use std::collections::BTreeMap;
 
@@ -65,6 +65,23 @@ async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
             "error": run.error,
             "owner": owner,
             "operations": ops,
+        }));
+    }
+    let owner = docket_core::config::PipelineConfig::builtin()
+        .ledger
+        .unresolved_owner;
+    for run in stack.store.runs_with_status(RunStatus::Escalated).await? {
+        cases.push(json!({
+            "runId": run.run_id,
+            "documentId": run.document_id,
+            "tenant": run.tenant,
+            "error": run.error,
+            "owner": owner,
+            "operations": [{
+                "status": "escalated",
+                "nextAction": "The review was not decided in time: decide it with the tenant's \
+                               reviewers, then re-upload the document",
+            }],
         }));
     }
     // Unresolved operations whose run did not end unresolved (or has no record).

@@ -41,6 +41,7 @@
 //!   retry after a timeout), a `TaskTimedOut` before the deadline may be the first attempt's
 //!   success: reconcile with the execution's history before expiring.
 
+pub mod identity;
 pub mod memory;
 
 use std::collections::BTreeMap;

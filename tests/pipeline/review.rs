@@ -1,0 +1,265 @@
+//! Human review end to end (issue "Human review"): a document that needs a person pauses on a
+//! `waitForTaskToken` Task; reviewers act through `docket review` — the CLI signs its requests
+//! to the review function's URL (AWS_IAM) with the credentials of an assumed reviewer role
+//! session `docket-reviewer-<tenant>/<name>`, exactly as on AWS.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::reviewers::{docket, json_of, pending_task, reviewer, wait_for_status, Session};
+use crate::stack::{tenant, Stack};
+
+/// The token stored for a task (the test reads the table; nothing else ever shows it).
+async fn stored_token(stack: &Stack, task: &str) -> String {
+    let item = stack
+        .dynamodb
+        .get_item()
+        .table_name(stack.out("ReviewTable"))
+        .key("taskId", AttributeValue::S(task.into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    item["taskToken"].as_s().unwrap().clone()
+}
+
+#[tokio::test]
+async fn an_approval_with_a_corrected_amount_resumes_the_run_and_the_result_carries_it() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let alice = reviewer(&tenant, "alice").await;
+    let (document, task) = pending_task(&stack, &tenant, &alice).await;
+    let run_id = wait_for_status(&stack, &document, "awaiting_review").await;
+    let token = stored_token(&stack, &task).await;
+
+    let shown = docket(&alice, &["review", "show", &task]).await;
+    let approved = docket(
+        &alice,
+        &[
+            "review",
+            "approve",
+            &task,
+            "--set",
+            "total_amount=120.00",
+            "--set",
+            "invoice_date=2026-04-03",
+            "--comment",
+            "checked against the PO",
+        ],
+    )
+    .await;
+    assert!(
+        approved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    wait_for_status(&stack, &document, "completed").await;
+    assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
+
+    let shown = json_of(&shown);
+    assert_eq!(shown["task"]["status"], "pending");
+    assert_eq!(shown["task"]["fields"]["total_amount"]["value"], "125.00");
+    let result = stack
+        .json(&format!(
+            "s3://{}/{tenant}/{document}/{run_id}/result.json",
+            stack.out("DerivedBucket")
+        ))
+        .await;
+    assert_eq!(result["decision"], "approved_by_reviewer");
+    assert_eq!(result["reviewer"], "alice");
+    assert_eq!(result["fields"]["total_amount"]["value"], "120.00");
+    assert_eq!(result["fields"]["total_amount"]["confidence"], 1.0);
+    assert_eq!(result["fields"]["invoice_date"]["value"], "2026-04-03");
+    let chain = stack.audit(&document).await;
+    let decided = chain
+        .iter()
+        .find(|e| e.draft.action == "review.approved")
+        .expect("a review.approved entry");
+    let changed: Vec<&str> = decided.draft.detail["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["invoice_date", "total_amount"]);
+    assert_eq!(decided.draft.detail["reviewer"], "alice");
+    // The token is in none of what the reviewer saw, nor in the run's output.
+    assert!(!String::from_utf8_lossy(&approved.stdout).contains(&token));
+    assert!(!String::from_utf8_lossy(&approved.stderr).contains(&token));
+    assert!(!shown.to_string().contains(&token));
+    let execution = stack
+        .sfn
+        .describe_execution()
+        .execution_arn(stack.execution_arn(&run_id))
+        .send()
+        .await
+        .unwrap();
+    assert!(!execution.output().unwrap_or_default().contains(&token));
+    let logged: Vec<_> = crate::privacy::all_log_messages(&stack)
+        .await
+        .into_iter()
+        .filter(|(_, line)| line.contains(&token))
+        .collect();
+    assert!(logged.is_empty(), "the token is logged: {logged:?}");
+}
+
+#[tokio::test]
+async fn a_rejection_ends_the_run_rejected_without_a_result() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let bob = reviewer(&tenant, "bob").await;
+    let (document, task) = pending_task(&stack, &tenant, &bob).await;
+    let run_id = wait_for_status(&stack, &document, "awaiting_review").await;
+
+    let rejected = docket(
+        &bob,
+        &["review", "reject", &task, "--reason", "not our supplier"],
+    )
+    .await;
+    assert!(
+        rejected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rejected.stderr)
+    );
+    wait_for_status(&stack, &document, "rejected").await;
+
+    assert_eq!(
+        stack.wait_for_execution(&run_id).await,
+        "SUCCEEDED",
+        "a business outcome"
+    );
+    let results = stack
+        .keys(stack.out("DerivedBucket"), &format!("{tenant}/{document}/"))
+        .await;
+    assert!(
+        !results.iter().any(|k| k.ends_with("/result.json")),
+        "{results:?}"
+    );
+    let chain = stack.audit(&document).await;
+    let actions: Vec<&str> = chain.iter().map(|e| e.draft.action.as_str()).collect();
+    assert!(actions.contains(&"review.rejected"), "{actions:?}");
+    assert!(actions.contains(&"run.rejected"), "{actions:?}");
+}
+
+#[tokio::test]
+async fn concurrent_decisions_make_one_decision_and_one_callback_and_the_loser_is_told() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let alice = reviewer(&tenant, "alice").await;
+    let carol = reviewer(&tenant, "carol").await;
+    let (document, task) = pending_task(&stack, &tenant, &alice).await;
+    let run_id = wait_for_status(&stack, &document, "awaiting_review").await;
+
+    let first = ["review", "approve", &task, "--set", "total_amount=1.00"];
+    let second = ["review", "approve", &task, "--set", "total_amount=2.00"];
+    let third = ["review", "reject", &task, "--reason", "duplicate"];
+    let (a, b, c) = tokio::join!(
+        docket(&alice, &first),
+        docket(&carol, &second),
+        docket(&carol, &third),
+    );
+    let outcomes = [&a, &b, &c];
+    let winners = outcomes.iter().filter(|o| o.status.success()).count();
+    assert_eq!(winners, 1, "exactly one decision stands");
+    for loser in outcomes.iter().filter(|o| !o.status.success()) {
+        let body = json_of(loser);
+        assert_eq!(body["error"], "Conflict.AlreadyDecided", "{body}");
+        assert!(
+            body["task"]["decision"]["reviewer"]["id"].is_string(),
+            "the loser is told who decided: {body}"
+        );
+    }
+    let status = stack.wait_for_execution(&run_id).await;
+    assert_eq!(status, "SUCCEEDED");
+    // One callback: the review Task ended exactly once (succeeded or failed), not timed out.
+    let history = stack.history(&run_id).await;
+    let ended = history
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.r#type().as_str(),
+                "TaskSucceeded" | "TaskFailed" | "TaskTimedOut"
+            )
+        })
+        .filter(|e| {
+            e.task_succeeded_event_details()
+                .map(|d| d.resource().contains("waitForTaskToken"))
+                .or_else(|| {
+                    e.task_failed_event_details()
+                        .map(|d| d.resource().contains("waitForTaskToken"))
+                })
+                .unwrap_or(false)
+        })
+        .count();
+    assert_eq!(ended, 1, "the review Task was answered once");
+    let chain = stack.audit(&document).await;
+    let decisions = chain
+        .iter()
+        .filter(|e| e.draft.action == "review.approved" || e.draft.action == "review.rejected")
+        .count();
+    assert_eq!(decisions, 1, "one decision in the audit trail");
+}
+
+#[tokio::test]
+async fn a_reviewer_of_another_tenant_can_neither_see_nor_decide_a_task() {
+    let stack = Stack::load().await;
+    let tenant_a = tenant();
+    let tenant_b = tenant();
+    let alice = reviewer(&tenant_a, "alice").await;
+    let mallory = reviewer(&tenant_b, "mallory").await;
+    let (document, task) = pending_task(&stack, &tenant_a, &alice).await;
+    wait_for_status(&stack, &document, "awaiting_review").await;
+
+    let listed = json_of(&docket(&mallory, &["review", "list"]).await);
+    let listed_for_a = docket(&mallory, &["review", "list", "--tenant", &tenant_a]).await;
+    let shown = docket(&mallory, &["review", "show", &task]).await;
+    let approved = docket(&mallory, &["review", "approve", &task]).await;
+    let still = json_of(&docket(&alice, &["review", "show", &task]).await);
+
+    assert!(
+        !listed.to_string().contains(&task),
+        "B's list shows no task of A"
+    );
+    assert!(!listed_for_a.status.success());
+    for out in [&shown, &approved] {
+        assert!(!out.status.success());
+        assert_eq!(json_of(out)["error"], "Business.ReviewNotFound");
+    }
+    assert_eq!(still["task"]["status"], "pending", "nothing was decided");
+}
+
+#[tokio::test]
+async fn a_task_past_its_timeout_escalates_and_a_late_approval_is_answered_expired() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let alice = reviewer(&tenant, "alice").await;
+    let (document, task) = pending_task(&stack, &tenant, &alice).await;
+    let run_id = wait_for_status(&stack, &document, "awaiting_review").await;
+
+    // The local stack is deployed with ReviewTimeoutSeconds=45 (scripts/test-local.sh).
+    wait_for_status(&stack, &document, "escalated").await;
+    let late = docket(&alice, &["review", "approve", &task]).await;
+
+    assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
+    assert!(!late.status.success());
+    let body = json_of(&late);
+    assert_eq!(body["error"], "Conflict.ReviewExpired", "{body}");
+    assert_eq!(body["task"]["status"], "expired");
+    let chain = stack.audit(&document).await;
+    let escalated = chain
+        .iter()
+        .find(|e| e.draft.action == "review.escalated")
+        .expect("an escalation entry");
+    assert_eq!(escalated.draft.detail["owner"], "docket-operations");
+    let operator = Session { env: Vec::new() };
+    let listed = json_of(&docket(&operator, &["ops", "unresolved"]).await);
+    assert!(
+        listed["unresolved"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["runId"] == run_id.as_str() && c["owner"] == "docket-operations"),
+        "the operator listing shows the escalated run with its owner: {listed}"
+    );
+}

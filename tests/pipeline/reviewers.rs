@@ -1,0 +1,145 @@
+//! Reviewers as the tests (and the benchmark) see them: an assumed reviewer role session, and the
+//! `docket` CLI run with its credentials.
+
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use docket_core::ids::DocumentId;
+use serde_json::Value;
+
+use crate::stack::{invoice_pdf, s, Stack, RUN_DEADLINE};
+use crate::util;
+
+/// Credentials of a role session, as environment variables for the CLI.
+pub struct Session {
+    pub env: Vec<(&'static str, String)>,
+}
+
+/// Assumes `docket-reviewer-<tenant>` as `name` (LocalStack's STS; the function URL shim resolves
+/// the session back to its ARN).
+pub async fn reviewer(tenant: &str, name: &str) -> Session {
+    let cfg = util::aws().await;
+    let sts = aws_sdk_sts::Client::new(&cfg);
+    let out = sts
+        .assume_role()
+        .role_arn(format!(
+            "arn:aws:iam::000000000000:role/docket-reviewer-{tenant}"
+        ))
+        .role_session_name(name)
+        .send()
+        .await
+        .expect("assume the reviewer role");
+    let c = out.credentials().expect("credentials");
+    Session {
+        env: vec![
+            ("AWS_ACCESS_KEY_ID", c.access_key_id().to_string()),
+            ("AWS_SECRET_ACCESS_KEY", c.secret_access_key().to_string()),
+            ("AWS_SESSION_TOKEN", c.session_token().to_string()),
+        ],
+    }
+}
+
+/// The CLI built next to this test binary (`<target>/debug/docket`).
+pub fn docket_bin() -> std::path::PathBuf {
+    if let Ok(p) = std::env::var("DOCKET_CLI") {
+        return p.into();
+    }
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("docket")
+}
+
+fn outputs_path() -> String {
+    std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
+        let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
+            util::workspace_root()
+                .join(".localstack")
+                .to_string_lossy()
+                .into_owned()
+        });
+        format!("{dir}/stack-outputs.json")
+    })
+}
+
+/// Runs `docket <args> --output json` as `session`.
+pub async fn docket(session: &Session, args: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(docket_bin());
+    cmd.args(args)
+        .args(["--output", "json", "--outputs", &outputs_path()])
+        .env("AWS_ENDPOINT_URL", util::endpoint())
+        .env("AWS_REGION", "us-east-1")
+        .env_remove("AWS_PROFILE");
+    for (k, v) in &session.env {
+        cmd.env(k, v);
+    }
+    cmd.output().await.expect("run the docket CLI")
+}
+
+pub fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// An invoice whose date reads both ways: validation asks for a person.
+pub fn ambiguous_invoice(number: &str, total: &str) -> Vec<u8> {
+    invoice_pdf(&[
+        "Northwind Traders Ltd".to_string(),
+        "INVOICE".into(),
+        format!("Invoice No: {number}"),
+        "Invoice Date: 03/04/2026".into(),
+        "Widgets 10 x 12.50".into(),
+        format!("Total: EUR {total}"),
+    ])
+}
+
+/// Uploads a document that needs review and waits until its task is listed for `session`.
+pub async fn pending_task(stack: &Stack, tenant: &str, session: &Session) -> (DocumentId, String) {
+    let name = format!("{}.pdf", util::unique("rev"));
+    stack
+        .upload(
+            &format!("inbox/{tenant}/{name}"),
+            ambiguous_invoice("INV-2026-0777", "125.00"),
+        )
+        .await;
+    let document = Stack::document_id(tenant, &name);
+    let deadline = Instant::now() + RUN_DEADLINE;
+    loop {
+        let out = docket(session, &["review", "list", "--status", "pending"]).await;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listed = json_of(&out);
+        if let Some(task) = listed["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["documentId"] == document.as_str())
+        {
+            return (document, task["taskId"].as_str().unwrap().to_string());
+        }
+        assert!(Instant::now() < deadline, "no review task for {document}");
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+}
+
+pub async fn wait_for_status(stack: &Stack, document: &DocumentId, want: &str) -> String {
+    let deadline = Instant::now() + RUN_DEADLINE;
+    loop {
+        let runs = stack.runs(document).await;
+        if let Some(run) = runs.iter().find(|r| s(r, "status") == want) {
+            return s(run, "runId");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{document}: no {want} run: {:?}",
+            runs.iter().map(|r| s(r, "status")).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
