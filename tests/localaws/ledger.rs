@@ -4,11 +4,7 @@
 //! wire and printed for the benchmark note (`--nocapture` shows them).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
-use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
     TimeToLiveSpecification,
@@ -20,6 +16,7 @@ use docket_core::ledger::{Claimed, LeaseRules, Ledger, LedgerStatus};
 use docket_core::{Error, Family};
 use serde_json::json;
 
+use crate::requests::Requests;
 use crate::util;
 
 const RULES: LeaseRules = LeaseRules {
@@ -27,38 +24,6 @@ const RULES: LeaseRules = LeaseRules {
     retention_seconds: 86_400,
 };
 const T0: i64 = 1_700_000_000;
-
-/// Counts requests by operation (`X-Amz-Target`), as sent on the wire.
-#[derive(Debug, Clone, Default)]
-struct Requests(Arc<Mutex<BTreeMap<String, usize>>>);
-
-impl Requests {
-    fn take(&self) -> BTreeMap<String, usize> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
-
-impl Intercept for Requests {
-    fn name(&self) -> &'static str {
-        "Requests"
-    }
-
-    fn read_before_transmit(
-        &self,
-        context: &BeforeTransmitInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let target = context
-            .request()
-            .headers()
-            .get("x-amz-target")
-            .unwrap_or("?");
-        let op = target.rsplit('.').next().unwrap_or(target).to_string();
-        *self.0.lock().unwrap().entry(op).or_default() += 1;
-        Ok(())
-    }
-}
 
 struct Fixture {
     ledger: DynamoLedger,
@@ -383,7 +348,7 @@ async fn failed_operation_replays_its_error_and_unresolved_one_is_listed_with_it
     let listed = f.ledger.unresolved().await.unwrap();
 
     assert_eq!(replayed.unwrap_err().name(), "Business.OcrFailed");
-    assert_eq!(blocked.unwrap_err().name(), "Ambiguous.OutcomeUnknown");
+    assert_eq!(blocked.unwrap_err().name(), "Ambiguous.Unresolved");
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].operation_id, unknown);
     assert_eq!(listed[0].owner.as_deref(), Some("ops-oncall"));

@@ -9,6 +9,7 @@ mod dynamodb;
 mod faults;
 mod lambda;
 mod ledger;
+mod requests;
 mod review;
 mod textract;
 mod util;

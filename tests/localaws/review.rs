@@ -4,12 +4,8 @@
 //! stops at a delivered decision.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use aws_config::SdkConfig;
-use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
     KeyType, Projection, ProjectionType, ScalarAttributeType, Select,
@@ -27,39 +23,8 @@ use docket_core::review::{
 use docket_core::validate::Reason;
 use docket_core::Error;
 
+use crate::requests::Requests;
 use crate::util;
-
-/// Counts requests by operation (`X-Amz-Target`), as sent on the wire.
-#[derive(Debug, Clone, Default)]
-struct Requests(Arc<Mutex<BTreeMap<String, usize>>>);
-
-impl Requests {
-    fn take(&self) -> BTreeMap<String, usize> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
-
-impl Intercept for Requests {
-    fn name(&self) -> &'static str {
-        "Requests"
-    }
-
-    fn read_before_transmit(
-        &self,
-        context: &BeforeTransmitInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let target = context
-            .request()
-            .headers()
-            .get("x-amz-target")
-            .unwrap_or("?");
-        let op = target.rsplit('.').next().unwrap_or(target).to_string();
-        *self.0.lock().unwrap().entry(op).or_default() += 1;
-        Ok(())
-    }
-}
 
 struct Fixture {
     config: SdkConfig,

@@ -322,3 +322,59 @@ async fn a_newer_upload_during_ocr_makes_the_older_run_stale_and_the_newer_one_c
         .await;
     assert_eq!(result["fields"]["total_amount"]["value"], "200.00");
 }
+
+#[tokio::test]
+async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_its_owner() {
+    let stack = Stack::load().await;
+    let sdk = util::aws().await;
+    let clean = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &clean).await;
+    let ctx = ctx(&stack, "docket/test");
+    let ledger = ledger(&clean);
+    // Every answer of Textract's start is lost: the job may or may not exist.
+    let faults =
+        one(Rule::lose_response("textract", "StartDocumentTextDetection").probability(1.0));
+    let textract = TextractOcr::with_faults(&sdk, &faults);
+    let limit = ctx.config.ledger.max_ambiguous_attempts;
+
+    // The state machine's attempts (StartOcr's Ambiguous.OutcomeUnknown retries), and one more.
+    let mut errors = Vec::new();
+    for _ in 0..=limit {
+        let err = ocr::start(&textract, &clean, &ledger, &ctx, &input)
+            .await
+            .unwrap_err();
+        errors.push(err.name());
+    }
+    let operator = crate::reviewers::Session { env: Vec::new() };
+    let listed = crate::reviewers::json_of(
+        &crate::reviewers::docket(&operator, &["ops", "unresolved"]).await,
+    );
+
+    let mut expected = vec!["Ambiguous.OutcomeUnknown"; limit - 1];
+    expected.extend(["Ambiguous.Unresolved", "Ambiguous.Unresolved"]);
+    assert_eq!(errors, expected);
+    assert_eq!(
+        faults.injected() as usize,
+        limit,
+        "the last attempt did not ask Textract"
+    );
+    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Unresolved);
+    assert_eq!(
+        rec.fence as usize, limit,
+        "each attempt took the released claim over"
+    );
+    let case = listed["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["runId"] == input.run_id.as_str())
+        .unwrap_or_else(|| panic!("run {} not listed: {listed}", input.run_id));
+    assert_eq!(case["owner"], "docket-operations");
+    assert!(case["operations"][0]["nextAction"]
+        .as_str()
+        .unwrap()
+        .contains(ocr::operation(&input).as_str()));
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "ocr.unresolved"), 1);
+}

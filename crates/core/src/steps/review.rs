@@ -276,13 +276,12 @@ mod tests {
     use crate::config::PipelineConfig;
     use crate::ids::Tenant;
     use crate::memory::{FakeOcr, MemoryBlobs, MemoryCallback, MemoryStore, MemoryWorkflow};
-    use crate::ocr::OcrDocument;
-    use crate::ports::{OcrPoll, RunStatus};
+    use crate::ports::RunStatus;
     use crate::review::{FieldSource, MemoryReviewStore, ReviewStatus, Verdict};
     use crate::steps::ingest::{self, IngestOutcome, ObjectCreated};
     use crate::steps::{ocr, route, validate, Clock, Layout};
 
-    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+    use crate::steps::tests::{invoice_lines, ocr_of, PNG};
     const BLURRY: &str = "inbox/acme/blurry.png";
     const CLEAR: &str = "inbox/acme/clear.png";
 
@@ -315,24 +314,6 @@ mod tests {
                 clock: Clock::Fixed(datetime!(2026-11-30 12:00 UTC)),
             },
         }
-    }
-
-    fn invoice_lines(total: &str) -> Vec<String> {
-        vec![
-            "ACME Supplies Ltd".into(),
-            "12 Harbour Road, Bristol".into(),
-            "INVOICE".into(),
-            "Invoice No: INV-2026-0042".into(),
-            "Invoice Date: 2026-11-02".into(),
-            "Description Qty Price".into(),
-            "Widgets 10 123.45".into(),
-            format!("Total: EUR {total}"),
-        ]
-    }
-
-    fn ocr_of(lines: &[String], confidence: f64) -> OcrPoll {
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        OcrPoll::Succeeded(OcrDocument::from_lines(&lines, confidence))
     }
 
     fn token(s: &str) -> TaskToken {

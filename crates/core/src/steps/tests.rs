@@ -14,7 +14,7 @@ use crate::ocr::OcrDocument;
 use crate::ports::{BlobStore, ObjectRef, OcrPoll, RunStatus, Started, Store};
 use crate::Error;
 
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+pub(super) const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
 
 struct World {
     blobs: MemoryBlobs,
@@ -43,7 +43,7 @@ fn world() -> World {
     }
 }
 
-fn invoice_lines(total: &str) -> Vec<String> {
+pub(super) fn invoice_lines(total: &str) -> Vec<String> {
     vec![
         "ACME Supplies Ltd".into(),
         "12 Harbour Road, Bristol".into(),
@@ -56,7 +56,7 @@ fn invoice_lines(total: &str) -> Vec<String> {
     ]
 }
 
-fn ocr_of(lines: &[String], confidence: f64) -> OcrPoll {
+pub(super) fn ocr_of(lines: &[String], confidence: f64) -> OcrPoll {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     OcrPoll::Succeeded(OcrDocument::from_lines(&lines, confidence))
 }
