@@ -333,31 +333,9 @@ fn body_of(request: &HttpRequest) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Standard base64 (function URLs encode non-text bodies), without a crate for it.
+/// Standard base64 (function URLs encode non-text bodies).
 fn decode_base64(s: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    let mut out = Vec::new();
-    for chunk in bytes.chunks(4) {
-        let data: Vec<u8> = chunk.iter().copied().filter(|&b| b != b'=').collect();
-        let mut acc = 0u32;
-        for &b in &data {
-            acc = (acc << 6) | value(b)?;
-        }
-        acc <<= 6 * (4 - data.len() as u32);
-        let n = data.len().saturating_sub(1);
-        out.extend_from_slice(&acc.to_be_bytes()[1..1 + n]);
-    }
-    Some(out)
+    aws_smithy_types::base64::decode(s).ok()
 }
 
 #[cfg(test)]
