@@ -434,50 +434,14 @@ mod tests {
     //! The requests as they go on the wire: an interceptor keeps the serialized body and stops
     //! the request before it is sent.
 
-    use std::sync::{Arc, Mutex};
-
-    use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-    use aws_sdk_dynamodb::config::{
-        BehaviorVersion, ConfigBag, Credentials, Intercept, Region, RuntimeComponents,
-    };
-    use aws_sdk_dynamodb::error::BoxError;
     use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-    use serde_json::Value;
 
     use super::*;
-
-    #[derive(Debug, Clone, Default)]
-    struct Capture(Arc<Mutex<Vec<Value>>>);
-
-    impl Intercept for Capture {
-        fn name(&self) -> &'static str {
-            "Capture"
-        }
-
-        fn read_before_transmit(
-            &self,
-            context: &BeforeTransmitInterceptorContextRef<'_>,
-            _: &RuntimeComponents,
-            _: &mut ConfigBag,
-        ) -> Result<(), BoxError> {
-            let body = context.request().body().bytes().unwrap_or_default();
-            self.0.lock().unwrap().push(serde_json::from_slice(body)?);
-            Err("captured; not sent".into())
-        }
-    }
+    use crate::capture::{captured_client, Capture};
 
     fn ledger() -> (DynamoLedger, Capture) {
-        let capture = Capture::default();
-        let conf = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("k", "s", None, None, "test"))
-            .interceptor(capture.clone())
-            .build();
-        (
-            DynamoLedger::new(Client::from_conf(conf), "ledger"),
-            capture,
-        )
+        let (client, capture) = captured_client();
+        (DynamoLedger::new(client, "ledger"), capture)
     }
 
     fn op() -> OperationId {

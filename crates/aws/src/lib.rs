@@ -2,6 +2,8 @@
 //! types and errors into docket's own. Clients come from the default chain and honour
 //! `AWS_ENDPOINT_URL`, so the same binary talks to AWS or to LocalStack.
 
+#[cfg(test)]
+mod capture;
 pub mod dynamodb;
 pub mod errors;
 pub mod faults;

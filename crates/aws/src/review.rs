@@ -610,13 +610,7 @@ mod tests {
     //! the request before it is sent.
 
     use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex};
 
-    use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-    use aws_sdk_dynamodb::config::{
-        BehaviorVersion, ConfigBag, Credentials, Intercept, Region, RuntimeComponents,
-    };
-    use aws_sdk_dynamodb::error::BoxError;
     use docket_core::extract::FieldName;
     use docket_core::ports::ObjectRef;
     use docket_core::review::{task_id_for, FieldSource, ReviewField, Reviewer, Verdict};
@@ -624,39 +618,11 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-
-    #[derive(Debug, Clone, Default)]
-    struct Capture(Arc<Mutex<Vec<Value>>>);
-
-    impl Intercept for Capture {
-        fn name(&self) -> &'static str {
-            "Capture"
-        }
-
-        fn read_before_transmit(
-            &self,
-            context: &BeforeTransmitInterceptorContextRef<'_>,
-            _: &RuntimeComponents,
-            _: &mut ConfigBag,
-        ) -> Result<(), BoxError> {
-            let body = context.request().body().bytes().unwrap_or_default();
-            self.0.lock().unwrap().push(serde_json::from_slice(body)?);
-            Err("captured; not sent".into())
-        }
-    }
+    use crate::capture::{captured_client, Capture};
 
     fn store() -> (DynamoReviewStore, Capture) {
-        let capture = Capture::default();
-        let conf = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("k", "s", None, None, "test"))
-            .interceptor(capture.clone())
-            .build();
-        (
-            DynamoReviewStore::from_client(Client::from_conf(conf), "reviews"),
-            capture,
-        )
+        let (client, capture) = captured_client();
+        (DynamoReviewStore::from_client(client, "reviews"), capture)
     }
 
     const TOKEN: &str = "AAAA-the-secret-task-token";
