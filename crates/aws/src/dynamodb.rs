@@ -23,6 +23,7 @@ use docket_core::ports::{Change, DocumentRecord, ObjectRef, Refused, RunRecord, 
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
+use crate::item::{opt_str, req_str, s, Item};
 
 /// Table names.
 #[derive(Debug, Clone)]
@@ -47,21 +48,8 @@ pub struct DynamoStore {
     tables: Tables,
 }
 
-type Item = HashMap<String, AttributeValue>;
-
 /// The checkpoint moves only from the previous entry (a first entry has no checkpoint yet).
 pub const CHECKPOINT_CONDITION: &str = "attribute_not_exists(documentId) OR #seq = :prev";
-
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn get_s(item: &Item, name: &str) -> Result<String, Error> {
-    item.get(name)
-        .and_then(|v| v.as_s().ok())
-        .cloned()
-        .ok_or_else(|| Error::Internal(format!("stored item lacks string attribute {name}")))
-}
 
 fn status_from(s: &str) -> Result<RunStatus, Error> {
     serde_json::from_value(serde_json::Value::String(s.into()))
@@ -98,26 +86,26 @@ fn run_from(item: &Item) -> Result<RunRecord, Error> {
             .collect(),
         _ => BTreeMap::new(),
     };
-    let version_id = get_s(item, "versionId")?;
+    let version_id = req_str(item, "versionId")?.to_string();
     Ok(RunRecord {
-        run_id: RunId::parse(&get_s(item, "runId")?)?,
-        document_id: DocumentId::parse(&get_s(item, "documentId")?)?,
-        tenant: Tenant::parse(&get_s(item, "tenant")?)?,
+        run_id: RunId::parse(req_str(item, "runId")?)?,
+        document_id: DocumentId::parse(req_str(item, "documentId")?)?,
+        tenant: Tenant::parse(req_str(item, "tenant")?)?,
         source: SourceVersion {
             version_id: version_id.clone(),
-            sha256: get_s(item, "sha256")?,
+            sha256: req_str(item, "sha256")?.to_string(),
         },
         raw: ObjectRef {
-            bucket: get_s(item, "rawBucket")?,
-            key: get_s(item, "rawKey")?,
+            bucket: req_str(item, "rawBucket")?.to_string(),
+            key: req_str(item, "rawKey")?.to_string(),
             version_id: Some(version_id),
         },
-        source_order: get_s(item, "sourceOrder")?,
-        config_fingerprint: get_s(item, "configFingerprint")?,
-        status: status_from(&get_s(item, "status")?)?,
-        created_at: get_s(item, "createdAt")?,
+        source_order: req_str(item, "sourceOrder")?.to_string(),
+        config_fingerprint: req_str(item, "configFingerprint")?.to_string(),
+        status: status_from(req_str(item, "status")?)?,
+        created_at: req_str(item, "createdAt")?.to_string(),
         outputs,
-        error: get_s(item, "error").ok(),
+        error: opt_str(item, "error").map(str::to_string),
     })
 }
 
@@ -138,7 +126,7 @@ fn audit_item(entry: &AuditEntry) -> Item {
 }
 
 fn audit_from(item: &Item) -> Result<AuditEntry, Error> {
-    serde_json::from_str(&get_s(item, "entry")?)
+    serde_json::from_str(req_str(item, "entry")?)
         .map_err(|e| Error::Internal(format!("stored audit entry unreadable: {e}")))
 }
 
@@ -262,7 +250,7 @@ impl DynamoStore {
                 .await
                 .map_err(|e| classify("dynamodb Scan audit", e))?;
             for item in out.items() {
-                ids.insert(DocumentId::parse(&get_s(item, "documentId")?)?);
+                ids.insert(DocumentId::parse(req_str(item, "documentId")?)?);
             }
             start = out.last_evaluated_key().cloned();
             if start.is_none() {
@@ -467,10 +455,10 @@ impl Store for DynamoStore {
         item.as_ref()
             .map(|item| {
                 Ok(DocumentRecord {
-                    document_id: DocumentId::parse(&get_s(item, "documentId")?)?,
-                    tenant: Tenant::parse(&get_s(item, "tenant")?)?,
-                    current_run_id: RunId::parse(&get_s(item, "currentRunId")?)?,
-                    source_order: get_s(item, "sourceOrder")?,
+                    document_id: DocumentId::parse(req_str(item, "documentId")?)?,
+                    tenant: Tenant::parse(req_str(item, "tenant")?)?,
+                    current_run_id: RunId::parse(req_str(item, "currentRunId")?)?,
+                    source_order: req_str(item, "sourceOrder")?.to_string(),
                 })
             })
             .transpose()
@@ -510,7 +498,7 @@ impl Store for DynamoStore {
                     .ok_or_else(|| Error::Internal("checkpoint without seq".into()))?;
                 Ok(Checkpoint {
                     seq,
-                    hash: get_s(item, "hash")?,
+                    hash: req_str(item, "hash")?.to_string(),
                 })
             })
             .transpose()

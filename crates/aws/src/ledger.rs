@@ -32,6 +32,7 @@ use docket_core::ledger::{
 use docket_core::Error;
 
 use crate::errors::classify;
+use crate::item::{n, opt_str, req_str, s, Item};
 
 /// The claim's condition: no record, or an expired lease of the same parameters within
 /// retention (the only cases in which [`decide_claim`] grants a claim).
@@ -75,31 +76,12 @@ pub const UNRESOLVED_UPDATE: &str = "SET #status = :to, #owner = :owner, \
 /// The operator listing's filter (a scan: an operator tool, not a hot path).
 pub const UNRESOLVED_FILTER: &str = "#status = :unresolved";
 
-type Item = HashMap<String, AttributeValue>;
-
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: impl ToString) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
 fn attempt_value(at: i64, fence: Option<u64>, note: &str) -> AttributeValue {
     let mut m = HashMap::from([("at".to_string(), n(at)), ("note".to_string(), s(note))]);
     if let Some(f) = fence {
         m.insert("fence".into(), n(f));
     }
     AttributeValue::L(vec![AttributeValue::M(m)])
-}
-
-fn get_s(item: &Item, name: &str) -> Option<String> {
-    item.get(name).and_then(|v| v.as_s().ok()).cloned()
-}
-
-fn req_s(item: &Item, name: &str) -> Result<String, Error> {
-    get_s(item, name)
-        .ok_or_else(|| Error::Internal(format!("ledger item lacks string attribute {name}")))
 }
 
 fn get_n<T: std::str::FromStr>(item: &Item, name: &str) -> Result<T, Error> {
@@ -111,9 +93,10 @@ fn get_n<T: std::str::FromStr>(item: &Item, name: &str) -> Result<T, Error> {
 
 /// Reads a ledger item back (see the module docs on claim entries' fences).
 pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
-    let operation_id: OperationId =
-        serde_json::from_value(serde_json::Value::String(req_s(item, "operationId")?))
-            .map_err(|e| Error::Internal(format!("ledger item key unreadable: {e}")))?;
+    let operation_id: OperationId = serde_json::from_value(serde_json::Value::String(
+        req_str(item, "operationId")?.to_string(),
+    ))
+    .map_err(|e| Error::Internal(format!("ledger item key unreadable: {e}")))?;
     let mut claims = 0;
     let mut attempts = Vec::new();
     for entry in item
@@ -135,23 +118,23 @@ pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
         attempts.push(Attempt {
             at: get_n(m, "at")?,
             fence,
-            note: req_s(m, "note")?,
+            note: req_str(m, "note")?.to_string(),
         });
     }
     Ok(OperationRecord {
         operation_id,
-        fingerprint: req_s(item, "fingerprint")?,
-        status: LedgerStatus::parse(&req_s(item, "status")?)?,
+        fingerprint: req_str(item, "fingerprint")?.to_string(),
+        status: LedgerStatus::parse(&req_str(item, "status")?.to_string())?,
         lease_expires_at: get_n(item, "leaseExpiresAt")?,
         lease_seconds: get_n(item, "leaseSeconds")?,
         fence: get_n(item, "fence")?,
-        provider_job_id: get_s(item, "providerJobId"),
+        provider_job_id: opt_str(item, "providerJobId").map(str::to_string),
         attempts,
-        result_pointer: get_s(item, "resultPointer"),
-        result_hash: get_s(item, "resultHash"),
-        error: get_s(item, "error"),
-        owner: get_s(item, "owner"),
-        next_action: get_s(item, "nextAction"),
+        result_pointer: opt_str(item, "resultPointer").map(str::to_string),
+        result_hash: opt_str(item, "resultHash").map(str::to_string),
+        error: opt_str(item, "error").map(str::to_string),
+        owner: opt_str(item, "owner").map(str::to_string),
+        next_action: opt_str(item, "nextAction").map(str::to_string),
         created_at: get_n(item, "createdAt")?,
         expires_at: get_n(item, "expiresAt")?,
     })

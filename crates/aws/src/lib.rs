@@ -7,6 +7,7 @@ mod capture;
 pub mod dynamodb;
 pub mod errors;
 pub mod faults;
+mod item;
 pub mod ledger;
 pub mod review;
 pub mod s3;

@@ -44,6 +44,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::errors::{classify, classify_effect};
+use crate::item::{opt_str, req_str, s, Item};
 
 /// The table's hash key.
 pub const KEY: &str = "taskId";
@@ -129,12 +130,6 @@ pub const EXPIRE_UPDATE: &str = "SET #status = :expired, #expiry = :expiry";
 /// The listing's filter on a status.
 pub const STATUS_FILTER: &str = "#status = :status";
 
-type Item = HashMap<String, AttributeValue>;
-
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
 fn json<T: Serialize>(v: &T) -> AttributeValue {
     s(serde_json::to_string(v).expect("review values serialize"))
 }
@@ -188,24 +183,13 @@ pub fn task_item(task: &ReviewTask) -> Item {
     item
 }
 
-fn get_s<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
-    item.get(name)
-        .and_then(|v| v.as_s().ok())
-        .map(String::as_str)
-}
-
-fn req_s<'a>(item: &'a Item, name: &str) -> Result<&'a str, Error> {
-    get_s(item, name)
-        .ok_or_else(|| Error::Internal(format!("review item lacks string attribute {name}")))
-}
-
 fn req_json<T: DeserializeOwned>(item: &Item, name: &str) -> Result<T, Error> {
-    serde_json::from_str(req_s(item, name)?)
+    serde_json::from_str(req_str(item, name)?)
         .map_err(|e| Error::Internal(format!("review item attribute {name} unreadable: {e}")))
 }
 
 fn opt_json<T: DeserializeOwned>(item: &Item, name: &str) -> Result<Option<T>, Error> {
-    match get_s(item, name) {
+    match opt_str(item, name) {
         Some(_) => req_json(item, name).map(Some),
         None => Ok(None),
     }
@@ -219,20 +203,20 @@ fn id<T>(parsed: Result<T, Error>) -> Result<T, Error> {
 /// Reads a task back from an item (a `taskToken` attribute, if present, is ignored).
 pub fn task_from(item: &Item) -> Result<ReviewTask, Error> {
     Ok(ReviewTask {
-        task_id: id(TaskId::parse(req_s(item, KEY)?))?,
-        tenant: id(Tenant::parse(req_s(item, "tenant")?))?,
-        document_id: id(DocumentId::parse(req_s(item, "documentId")?))?,
-        run_id: id(RunId::parse(req_s(item, "runId")?))?,
+        task_id: id(TaskId::parse(req_str(item, KEY)?))?,
+        tenant: id(Tenant::parse(req_str(item, "tenant")?))?,
+        document_id: id(DocumentId::parse(req_str(item, "documentId")?))?,
+        run_id: id(RunId::parse(req_str(item, "runId")?))?,
         reasons: req_json(item, "reasons")?,
         fields: req_json(item, "fields")?,
         document: req_json(item, "document")?,
         ocr: req_json(item, "ocr")?,
         report: req_json(item, "report")?,
-        created_at: req_s(item, "createdAt")?.to_string(),
-        deadline: req_s(item, "deadline")?.to_string(),
-        status: ReviewStatus::parse(req_s(item, "status")?)?,
+        created_at: req_str(item, "createdAt")?.to_string(),
+        deadline: req_str(item, "deadline")?.to_string(),
+        status: ReviewStatus::parse(req_str(item, "status")?)?,
         decision: opt_json(item, "decision")?,
-        delivered_at: get_s(item, "deliveredAt").map(str::to_string),
+        delivered_at: opt_str(item, "deliveredAt").map(str::to_string),
         expiry: opt_json(item, "expiry")?,
     })
 }
@@ -429,7 +413,7 @@ impl ReviewStore for DynamoReviewStore {
             .await
             .map_err(|e| classify("dynamodb GetItem review token", e))?;
         out.item()
-            .and_then(|item| get_s(item, TOKEN_ATTRIBUTE))
+            .and_then(|item| opt_str(item, TOKEN_ATTRIBUTE))
             .map(|t| {
                 TaskToken::new(t).map_err(|_| {
                     Error::Internal(format!("review {task}: stored token is malformed"))
