@@ -8,6 +8,9 @@
 //! the audit log records; and every unresolved run has an owner in the operator listing.
 
 #[allow(dead_code)]
+#[path = "../pipeline/reviewers.rs"]
+mod reviewers;
+#[allow(dead_code)]
 #[path = "../pipeline/stack.rs"]
 mod stack;
 #[allow(dead_code)]
@@ -19,11 +22,7 @@ use std::time::{Duration, Instant};
 
 use aws_config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::AttributeValue;
-use docket_aws::dynamodb::{DynamoStore, Tables};
-use docket_aws::ledger::DynamoLedger;
-use docket_core::ids::{sha256_hex, DocumentId, OperationId, RunId};
-use docket_core::ledger::Ledger;
-use docket_core::ports::RunStatus;
+use docket_core::ids::{sha256_hex, DocumentId, RunId};
 use serde_json::{json, Value};
 
 use stack::{invoice_lines, invoice_pdf, s, Stack, RUN_DEADLINE};
@@ -122,40 +121,21 @@ async fn function_faults(stack: &Stack, rules: Option<&Value>) {
     }
 }
 
-/// Uploads `n` distinct invoices for a fresh tenant, a few at a time; returns their documents.
+/// Uploads `n` distinct invoices for a fresh tenant, one after another (the pipeline works on
+/// them concurrently all the same); returns their documents.
 async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
     let tenant = stack::tenant();
     let mut documents = Vec::new();
-    for batch in (0..n).collect::<Vec<_>>().chunks(10) {
-        let uploads = batch.iter().map(|i| {
-            let key = format!("inbox/{tenant}/inv-{i:03}.pdf");
-            let body = invoice_pdf(&invoice_lines(
-                &format!("INV-2026-{:04}", 1000 + i),
-                &format!("{}.50", 100 + i),
-            ));
-            async move { stack.upload(&key, body).await }
-        });
-        futures_join_all(uploads).await;
-        documents.extend(
-            batch
-                .iter()
-                .map(|i| Stack::document_id(&tenant, &format!("inv-{i:03}.pdf"))),
-        );
+    for i in 0..n {
+        let name = format!("inv-{i:03}.pdf");
+        let body = invoice_pdf(&invoice_lines(
+            &format!("INV-2026-{:04}", 1000 + i),
+            &format!("{}.50", 100 + i),
+        ));
+        stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
+        documents.push(Stack::document_id(&tenant, &name));
     }
     (tenant, documents)
-}
-
-/// Runs the futures concurrently (no extra crate for one join).
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<F::Output> {
-    let handles: Vec<_> = futures.collect();
-    let mut out = Vec::new();
-    let mut pinned: Vec<_> = handles.into_iter().map(Box::pin).collect();
-    for f in pinned.iter_mut() {
-        out.push(f.await);
-    }
-    out
 }
 
 /// What one document ended as.
@@ -266,35 +246,22 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
     problems
 }
 
-/// The operator listing (`docket ops unresolved`): unresolved runs and their ledger owners.
-async fn unresolved_owners(stack: &Stack) -> BTreeMap<String, Option<String>> {
-    let cfg = util::aws().await;
-    let tables = Tables {
-        runs: stack.out("RunsTable").into(),
-        documents: stack.out("DocumentsTable").into(),
-        audit: stack.out("AuditTable").into(),
-        checkpoints: stack.out("AuditCheckpointsTable").into(),
-        ledger: stack.out("LedgerTable").into(),
-    };
-    let store = DynamoStore::new(&cfg, tables.clone());
-    let ledger = DynamoLedger::new(store.client().clone(), &tables.ledger);
-    let operations: BTreeMap<_, _> = ledger
-        .unresolved()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| (r.operation_id.clone(), r))
-        .collect();
-    store
-        .runs_with_status(RunStatus::Unresolved)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|run| {
-            let owner = operations
-                .get(&OperationId::new(&run.run_id, "ocr", None))
-                .and_then(|r| r.owner.clone());
-            (run.run_id.to_string(), owner)
+/// The operator listing, `docket ops unresolved`: run id → owner, for every unresolved run.
+async fn unresolved_owners() -> BTreeMap<String, Option<String>> {
+    let operator = reviewers::Session { env: Vec::new() };
+    let out = reviewers::docket(&operator, &["ops", "unresolved"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reviewers::json_of(&out)["unresolved"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|case| {
+            let run = case["runId"].as_str()?;
+            Some((run.to_string(), case["owner"].as_str().map(str::to_string)))
         })
         .collect()
 }
@@ -365,7 +332,7 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
             }
         }
     }
-    let owners = unresolved_owners(&stack).await;
+    let owners = unresolved_owners().await;
     let ours: Vec<_> = outcomes
         .iter()
         .flat_map(|o| o.runs.iter())

@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use time::OffsetDateTime;
 
 use super::{record, Context, RunInput};
 use crate::audit::AuditDraft;
@@ -24,7 +23,7 @@ use crate::extract::FieldName;
 use crate::ids::OperationId;
 use crate::ports::{BlobStore, Change, ObjectRef, RunStatus, Store, TaskCallback};
 use crate::review::{
-    authorize, not_found, task_id_for, ExpireOutcome, Expiry, OpenTask, Opened, Refusal,
+    authorize, not_found, rfc3339, task_id_for, ExpireOutcome, Expiry, OpenTask, Opened, Refusal,
     ReviewDecision, ReviewField, ReviewStore, ReviewTask, Reviewer, TaskId, TaskToken,
 };
 use crate::validate::ValidationReport;
@@ -254,10 +253,6 @@ pub async fn escalate<S: Store, R: ReviewStore>(
     // Refused: already escalated by an earlier attempt.
     let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
     Ok(())
-}
-
-fn rfc3339(t: OffsetDateTime) -> String {
-    crate::review::rfc3339(t)
 }
 
 #[cfg(test)]
