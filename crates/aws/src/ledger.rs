@@ -124,7 +124,7 @@ pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
     Ok(OperationRecord {
         operation_id,
         fingerprint: req_str(item, "fingerprint")?.to_string(),
-        status: LedgerStatus::parse(&req_str(item, "status")?.to_string())?,
+        status: LedgerStatus::parse(req_str(item, "status")?)?,
         lease_expires_at: get_n(item, "leaseExpiresAt")?,
         lease_seconds: get_n(item, "leaseSeconds")?,
         fence: get_n(item, "fence")?,
