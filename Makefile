@@ -12,7 +12,7 @@ REGION ?=
 .DEFAULT_GOAL := help
 .PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
-        build package-local deploy-local deploy cfn-lint
+        build package-local deploy-local deploy cfn-lint lint-python
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -51,7 +51,12 @@ cfn-lint: ## lint infra/template.yaml (cfn-lint, pinned, installed into .venv on
 fmt: ## format the Rust code
 	cargo fmt --all
 
-lint: setup cfn-lint ## rustfmt --check, clippy -D warnings, cfn-lint
+lint-python: ## ruff, ruff format --check and mypy on infra/localstack (tools pinned in its requirements-dev.txt)
+	@scripts/localstack.sh install
+	@cmp -s infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements || { .venv/bin/pip install --quiet -c infra/localstack/constraints.txt -r infra/localstack/requirements-dev.txt && cp infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements; }
+	cd infra/localstack && ../../.venv/bin/ruff check . && ../../.venv/bin/ruff format --check . && ../../.venv/bin/mypy
+
+lint: setup cfn-lint lint-python ## rustfmt --check, clippy -D warnings, cfn-lint, lint-python
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 

@@ -10,8 +10,8 @@ plugin classes' names must be exactly the CloudFormation type names (case-sensit
 
 The v2 engine reads two things from `SCHEMA`: `primaryIdentifier` (the physical resource id, which
 is what `Ref` returns; here the ARN) and `createOnlyProperties` (a change to one of them means
-replacement: create the new resource, then delete the old one at the end of the update). `Fn::GetAtt`
-reads the returned resource model, so `Arn` is set on it.
+replacement: create the new resource, then delete the old one at the end of the update).
+`Fn::GetAtt` reads the returned resource model, so `Arn` is set on it.
 
 Known limit: LocalStack's own `AWS::StepFunctions::StateMachine` provider does not return
 `StateMachineRevisionId`, so `!GetAtt StateMachine.StateMachineRevisionId` resolves to "unknown"
@@ -231,7 +231,8 @@ def _routing(model: StateMachineAliasProperties) -> list[dict]:
     preference = model.get("DeploymentPreference")
     if routing and preference:
         raise ValueError(
-            "StateMachineAlias: RoutingConfiguration and DeploymentPreference are mutually exclusive"
+            "StateMachineAlias: RoutingConfiguration and DeploymentPreference "
+            "are mutually exclusive"
         )
     if preference:
         return [{"stateMachineVersionArn": preference["StateMachineVersionArn"], "weight": 100}]

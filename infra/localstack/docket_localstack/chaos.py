@@ -2,8 +2,8 @@
 
 ``/_localstack/chaos/faults`` holds an ordered list of rules::
 
-    {"service": "dynamodb", "operation": "PutItem", "region": "us-east-1",
-     "probability": 0.5, "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}}
+    {"service": "dynamodb", "operation": "PutItem", "region": "us-east-1", "probability": 0.5,
+     "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}}
 
 Every field is optional; a missing field matches anything. ``probability`` defaults to 1 and
 ``error`` to ``{"statusCode": 503, "code": "ServiceUnavailable"}``. The first matching rule wins.
@@ -23,10 +23,11 @@ import threading
 import time
 
 from localstack.aws.api import CommonServiceException, RequestContext
-from localstack.aws.chain import HandlerChain
 from localstack.aws.handlers import serve_custom_service_request_handlers
 from localstack.http import Request, Resource, Response
 from localstack.services.internal import get_internal_apis
+from rolo import Response as ChainResponse  # the type LocalStack's handler chain declares
+from rolo.gateway import HandlerChain
 
 LOG = logging.getLogger(__name__)
 
@@ -66,9 +67,7 @@ def matches(rule: dict, service: str, operation: str, region: str) -> bool:
         return False
     if "operation" in rule and rule["operation"] != operation:
         return False
-    if "region" in rule and rule["region"] != region:
-        return False
-    return True
+    return "region" not in rule or rule["region"] == region
 
 
 class Chaos:
@@ -114,7 +113,7 @@ class Chaos:
             return {"latency": self._latency_ms}
 
     def fault_for(self, service: str, operation: str, region: str) -> dict | None:
-        """The error to answer with, or None: the first matching rule decides, by its probability."""
+        """The error to answer with, or None: the first matching rule decides, by its odds."""
         with self._lock:
             for rule in self._rules:
                 if matches(rule, service, operation, region):
@@ -124,18 +123,27 @@ class Chaos:
         return None
 
     # the request handler
-    def __call__(self, chain: HandlerChain, context: RequestContext, response: Response):
+    def __call__(
+        self, chain: HandlerChain[RequestContext], context: RequestContext, response: ChainResponse
+    ) -> None:
         if context.service is None or context.operation is None:
             return
         latency = self._latency_ms
         if latency:
             time.sleep(latency / 1000)
-        error = self.fault_for(context.service.service_name, context.operation.name, context.region or "")
+        error = self.fault_for(
+            context.service.service_name, context.operation.name, context.region or ""
+        )
         if error is None:
             return
         code = error.get("code", DEFAULT_ERROR["code"])
-        LOG.info("chaos: failing %s.%s in %s with %s", context.service.service_name,
-                 context.operation.name, context.region, code)
+        LOG.info(
+            "chaos: failing %s.%s in %s with %s",
+            context.service.service_name,
+            context.operation.name,
+            context.region,
+            code,
+        )
         raise CommonServiceException(
             code=code,
             message=error.get("message", "Operation failed due to a simulated fault"),
@@ -189,7 +197,7 @@ class EffectsResource:
         try:
             body = _body(request)
             if not isinstance(body, dict):
-                raise InvalidRule("expected a JSON object like {\"latency\": 100}")
+                raise InvalidRule('expected a JSON object like {"latency": 100}')
             return _json(self.chaos.set_effects(body))
         except InvalidRule as e:
             return _json({"error": "InvalidRule", "message": str(e)}, status=400)

@@ -1,9 +1,9 @@
 """DynamoDB without DynamoDB Local.
 
 Community LocalStack forwards DynamoDB to DynamoDB Local, a Java program it downloads on first use;
-offline that fails. moto (bundled with LocalStack) implements the DynamoDB API in-process: conditional
-writes, TransactWriteItems with CancellationReasons, GSIs/LSIs, Query/Scan and the TTL settings. This
-provider declares no operation of its own, so every request falls through to moto.
+offline that fails. moto (bundled with LocalStack) implements the DynamoDB API in-process:
+conditional writes, TransactWriteItems with CancellationReasons, GSIs/LSIs, Query/Scan and the TTL
+settings. This provider declares no operation of its own, so every request falls through to moto.
 
 What moto does not do, and AWS does: delete items whose TTL has passed (AWS does it lazily, within
 days, so code must filter expired items anyway), and enforce provisioned throughput (throttling is
@@ -39,5 +39,7 @@ class MotoDynamoDBProvider(DynamodbApi):
 def create_service() -> Service:
     return Service.for_provider(
         MotoDynamoDBProvider(),
-        dispatch_table_factory=lambda provider: ForwardingFallbackDispatcher(provider, serialized_moto),
+        dispatch_table_factory=lambda provider: ForwardingFallbackDispatcher(
+            provider, serialized_moto
+        ),
     )

@@ -48,9 +48,12 @@ import dataclasses
 import hmac
 import logging
 import re
+from typing import NoReturn
 
 from localstack.aws.api import RequestContext, ServiceException
 from localstack.http import Request, Response
+from rolo import Response as ChainResponse  # the type LocalStack's handler chain declares
+from rolo.gateway import HandlerChain
 
 LOG = logging.getLogger(__name__)
 
@@ -109,8 +112,9 @@ def is_temporary_key(access_key_id: str) -> bool:
     return access_key_id.startswith(_TEMPORARY_KEY_PREFIXES)
 
 
-def refusal(auth: SigV4Authorization | None, region: str, temporary_credentials,
-            session_token: str | None) -> str | None:
+def refusal(
+    auth: SigV4Authorization | None, region: str, temporary_credentials, session_token: str | None
+) -> str | None:
     """Why a call of an IAM-auth URL in ``region`` is refused, or None when it is let through.
 
     ``temporary_credentials`` is what LocalStack's STS holds for the key (None if nothing),
@@ -126,7 +130,8 @@ def refusal(auth: SigV4Authorization | None, region: str, temporary_credentials,
         if temporary_credentials.is_expired():
             return f"the temporary credentials of {auth.access_key_id} expired"
         if not session_token or not hmac.compare_digest(
-                session_token.encode(), temporary_credentials.session_token.encode()):
+            session_token.encode(), temporary_credentials.session_token.encode()
+        ):
             return f"X-Amz-Security-Token is not the session token of {auth.access_key_id}"
     elif is_temporary_key(auth.access_key_id):
         return f"temporary key {auth.access_key_id} is unknown to STS"
@@ -206,29 +211,41 @@ def caller_identity(request: Request, account_id: str, region: str):
 
 
 def authorize(request: Request, region: str) -> dict:
-    """The ``authorizer.iam`` block for a call of an IAM-auth URL, or raises FunctionUrlForbidden."""
+    """The ``authorizer.iam`` block for a call of an IAM-auth URL (FunctionUrlForbidden if not)."""
     from localstack.aws.accounts import get_account_id_from_access_key_id
 
+    session_token = request.headers.get("X-Amz-Security-Token")
     auth = parse_authorization(request.headers.get("Authorization"))
-    account_id = get_account_id_from_access_key_id(auth.access_key_id) if auth else None
-    creds = temporary_credentials(auth.access_key_id, account_id, region) if auth else None
-    reason = refusal(auth, region, creds, request.headers.get("X-Amz-Security-Token"))
+    if auth is None:
+        _refuse(request, refusal(None, region, None, session_token))
+    account_id = get_account_id_from_access_key_id(auth.access_key_id)
+    creds = temporary_credentials(auth.access_key_id, account_id, region)
+    reason = refusal(auth, region, creds, session_token)
     if reason:
-        LOG.info("function URL %s: 403 Forbidden (%s)", request.host, reason)
-        raise FunctionUrlForbidden("Forbidden")
+        _refuse(request, reason)
     return iam_authorizer(auth.access_key_id, caller_identity(request, account_id, region))
+
+
+def _refuse(request: Request, reason: str | None) -> NoReturn:
+    LOG.info("function URL %s: 403 Forbidden (%s)", request.host, reason)
+    raise FunctionUrlForbidden("Forbidden")
 
 
 def _event_for_lambda_url(original, api_id: str, request: Request) -> dict:
     region = url_region(request.host)
     config = find_url_config(api_id, region) if region else None
-    if config is None or config.auth_type != "AWS_IAM":
+    if region is None or config is None or config.auth_type != "AWS_IAM":
         return original(api_id, request)
     iam = authorize(request, region)
     return with_iam_authorizer(original(api_id, request), iam)
 
 
-def _answer_forbidden(chain, exception, context, response: Response) -> None:
+def _answer_forbidden(
+    chain: HandlerChain[RequestContext],
+    exception: Exception,
+    context: RequestContext,
+    response: ChainResponse,
+) -> None:
     if isinstance(exception, FunctionUrlForbidden):
         response.update_from(forbidden_response())
 

@@ -9,8 +9,8 @@ creates one ``ProcessRuntimeExecutor`` per execution environment; each one
   memory, timeout, log group/stream, user variables) plus ``AWS_LAMBDA_RUNTIME_API``;
 * serves that process the Lambda Runtime API on its own loopback port (a small threaded HTTP
   server): ``GET /2018-06-01/runtime/invocation/next`` (long poll; request id, deadline, function
-  ARN and trace id headers), ``POST .../invocation/{id}/response``, ``POST .../invocation/{id}/error``
-  and ``POST /2018-06-01/runtime/init/error``;
+  ARN and trace id headers), ``POST .../invocation/{id}/response``,
+  ``POST .../invocation/{id}/error`` and ``POST /2018-06-01/runtime/init/error``;
 * keeps the process warm between invocations (LocalStack reuses the environment, and runs several
   environments, each with its own port and process, for concurrent invocations);
 * enforces the function timeout: past it the whole process group is killed and the invocation
@@ -41,16 +41,17 @@ creates one ``ProcessRuntimeExecutor`` per execution environment; each one
   (If LocalStack died within the first millisecond of a spawn, before ``setpriv`` ran, that child
   would survive: the sweep in scripts/localstack.sh covers it.)
 
-Not emulated: other runtimes (python, node, java, ...) and image packages (start fails with a message
-naming the runtime), layers (``/opt``), extensions API, response streaming, X-Ray, SnapStart, the
-10 s init limit (LocalStack's ``LAMBDA_RUNTIME_ENVIRONMENT_TIMEOUT`` applies instead), client
-context / Cognito identity headers, payload size limits, the read-only file system and the
-``/tmp`` sandbox (the function runs as LocalStack's user on the host), architecture emulation (the
-bootstrap must be built for the host).
+Not emulated: other runtimes (python, node, java, ...) and image packages (start fails with a
+message naming the runtime), layers (``/opt``), extensions API, response streaming, X-Ray,
+SnapStart, the 10 s init limit (LocalStack's ``LAMBDA_RUNTIME_ENVIRONMENT_TIMEOUT`` applies
+instead), client context / Cognito identity headers, payload size limits, the read-only file system
+and the ``/tmp`` sandbox (the function runs as LocalStack's user on the host), architecture
+emulation (the bootstrap must be built for the host).
 
 The spawn -> first ``next`` time (cold start) is logged at DEBUG and reported as ``Init Duration``.
 """
 
+import contextlib
 import ctypes
 import json
 import logging
@@ -116,7 +117,7 @@ class _Spawner:
             future, args, kwargs = self._jobs.get()
             try:
                 future.set_result(subprocess.Popen(*args, **kwargs))
-            except BaseException as e:  # noqa: BLE001 - handed to the caller
+            except BaseException as e:  # handed to the caller
                 future.set_exception(e)
 
 
@@ -145,9 +146,13 @@ def _setpriv() -> str | None:
     if not _SETPRIV:
         path = shutil.which("setpriv")
         try:
-            ok = path is not None and subprocess.run(
-                [path, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=5
-            ).returncode == 0
+            ok = (
+                path is not None
+                and subprocess.run(
+                    [path, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=5
+                ).returncode
+                == 0
+            )
         except (OSError, subprocess.SubprocessError):
             ok = False
         _SETPRIV.append(path if ok else None)
@@ -203,12 +208,12 @@ class _RuntimeApiHandler(BaseHTTPRequestHandler):
         # The runtime keeps one connection; avoid Nagle + delayed-ACK stalls on small writes.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - signature of the base class
+    def log_message(self, format: str, *args) -> None:  # the base class's signature
         LOG.debug("runtime api %s: " + format, self.server.executor.id, *args)
 
     def _body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks = []
+            chunks: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
@@ -348,6 +353,8 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
                 f"unsupported runtime '{kind}' (only zip packages with runtime "
                 f"{', '.join(SUPPORTED_RUNTIMES)} and an executable 'bootstrap' run locally)"
             )
+        if cfg.code is None:  # a zip package always has code; LocalStack's type allows none
+            raise LambdaRuntimeException(f"{self.function_version.qualified_arn} has no code")
         code_dir = str(cfg.code.get_unzipped_code_location())
         cfg.code.prepare_for_execution()
         self._server = _RuntimeApiServer(self)
@@ -514,10 +521,9 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
                 close_fds=True,
             )
             if setpriv and data_limit is not None:
-                try:
+                # OSError: already gone, the exit watcher reports it.
+                with contextlib.suppress(OSError):
                     resource.prlimit(proc.pid, resource.RLIMIT_DATA, (data_limit, data_limit))
-                except OSError:
-                    pass  # already gone: the exit watcher reports it
         except OSError as e:
             os.close(read_fd)
             os.close(write_fd)
@@ -563,7 +569,9 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         if init_error is not None:
             payload = init_error
         elif exit_code is not None:
-            payload = _error("Runtime.ExitError", f"Runtime exited during init: {_status(exit_code)}")
+            payload = _error(
+                "Runtime.ExitError", f"Runtime exited during init: {_status(exit_code)}"
+            )
         else:
             payload = _error("Runtime.InitTimeout", f"Runtime did not initialise in {timeout} s")
         LOG.warning(
@@ -608,19 +616,13 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
             self._last_hwm_mb = used or self._last_hwm_mb
             self._cond.notify_all()
         sig = signal.SIGTERM if graceful else signal.SIGKILL
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=STOP_GRACE_SECONDS if graceful else 5)
-        except subprocess.TimeoutExpired:
-            pass
         # SIGKILL the group even when the leader is gone: its children may still run.
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -2,7 +2,9 @@
 pays for what a run selects (PROVIDER_OVERRIDE_*, LAMBDA_RUNTIME_EXECUTOR)."""
 
 from localstack.runtime import hooks
-from localstack.services.cloudformation.resource_provider import CloudFormationResourceProviderPlugin
+from localstack.services.cloudformation.resource_provider import (
+    CloudFormationResourceProviderPlugin,
+)
 from localstack.services.lambda_.invocation.plugins import RuntimeExecutorPlugin
 from localstack.services.plugins import Service, aws_provider
 

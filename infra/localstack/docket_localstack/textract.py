@@ -49,9 +49,9 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from botocore.exceptions import ClientError
-
 from localstack.aws.api import CommonServiceException, RequestContext, handler
 from localstack.aws.connect import connect_to
 from localstack.services.plugins import ServiceLifecycleHook
@@ -356,6 +356,9 @@ def s3_read(account_id: str, region: str, s3_object: dict, max_bytes: int) -> by
 def publish_completion(job: Job) -> None:
     """Posts the documented completion message to the job's SNS topic (best effort)."""
     topic_arn = job.notification_channel.get("SNSTopicArn")
+    if not topic_arn:
+        LOG.warning("textract: job %s has no SNSTopicArn to notify", job.job_id)
+        return
     message = {
         "JobId": job.job_id,
         "Status": job.status,
@@ -532,7 +535,7 @@ class TextractProvider(ServiceLifecycleHook):
         job_id = request.get("JobId")
         state = self._state(context)
         with self._lock:
-            job = state.jobs.get(job_id)
+            job = state.jobs.get(job_id) if job_id is not None else None
         if job is None:
             raise CommonServiceException(
                 "InvalidJobIdException", f"Request has invalid Job Id: {job_id}", status_code=400
@@ -544,7 +547,10 @@ class TextractProvider(ServiceLifecycleHook):
             raise invalid_parameter("MaxResults must be at least 1")
         max_results = min(max_results, MAX_RESULTS)
 
-        response = {"JobStatus": job.status, "DetectDocumentTextModelVersion": MODEL_VERSION}
+        response: dict[str, Any] = {
+            "JobStatus": job.status,
+            "DetectDocumentTextModelVersion": MODEL_VERSION,
+        }
         if job.status == "FAILED":
             response["StatusMessage"] = job.status_message
         if job.status != "SUCCEEDED":

@@ -1,4 +1,4 @@
-"""Unit tests of IAM auth for function URLs (the HTTP flow is tried against a running LocalStack)."""
+"""Unit tests of IAM auth for function URLs (the HTTP flow is tried on a running LocalStack)."""
 
 import types
 import unittest
@@ -22,34 +22,52 @@ from docket_localstack.function_url_iam import (
 )
 
 SIGNATURE = "0123456789abcdef" * 4
-BOTOCORE = (f"AWS4-HMAC-SHA256 Credential=LSIAQAAAAAAAAEXAMPLE/20261130/us-east-1/lambda/aws4_request, "
-            f"SignedHeaders=host;x-amz-date;x-amz-security-token, Signature={SIGNATURE}")
+BOTOCORE = (
+    f"AWS4-HMAC-SHA256 Credential=LSIAQAAAAAAAAEXAMPLE/20261130/us-east-1/lambda/aws4_request, "
+    f"SignedHeaders=host;x-amz-date;x-amz-security-token, Signature={SIGNATURE}"
+)
 HOST = "abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.localhost.localstack.cloud:4620"
 
 
 def credential(access_key_id="test", region="us-east-1", signed="host;x-amz-date"):
-    return SigV4Authorization(access_key_id, "20261130", region, tuple(signed.split(";")), SIGNATURE)
+    return SigV4Authorization(
+        access_key_id, "20261130", region, tuple(signed.split(";")), SIGNATURE
+    )
 
 
 def session(token="the-token", expires_in=3600, key="LSIAQAAAAAAAAEXAMPLE"):
     return TemporaryCredentials(
-        access_key_id=key, secret_access_key="s", session_token=token,
-        expiration=datetime.now(UTC) + timedelta(seconds=expires_in), account_id="000000000000",
+        access_key_id=key,
+        secret_access_key="s",
+        session_token=token,
+        expiration=datetime.now(UTC) + timedelta(seconds=expires_in),
+        account_id="000000000000",
         arn="arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice",
-        user_id="AROAQAAAAAAAAEXAMPLE:alice")
+        user_id="AROAQAAAAAAAAEXAMPLE:alice",
+    )
 
 
 class AuthorizationHeader(unittest.TestCase):
     def test_botocore_header_is_parsed(self):
         auth = parse_authorization(BOTOCORE)
-        self.assertEqual(auth, SigV4Authorization(
-            "LSIAQAAAAAAAAEXAMPLE", "20261130", "us-east-1",
-            ("host", "x-amz-date", "x-amz-security-token"), SIGNATURE))
+        self.assertEqual(
+            auth,
+            SigV4Authorization(
+                "LSIAQAAAAAAAAEXAMPLE",
+                "20261130",
+                "us-east-1",
+                ("host", "x-amz-date", "x-amz-security-token"),
+                SIGNATURE,
+            ),
+        )
 
     def test_aws_sigv4_crate_header_without_spaces_is_parsed(self):
-        header = (f"AWS4-HMAC-SHA256 Credential=test/20261130/eu-west-3/lambda/aws4_request,"
-                  f"SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature={SIGNATURE}")
+        header = (
+            f"AWS4-HMAC-SHA256 Credential=test/20261130/eu-west-3/lambda/aws4_request,"
+            f"SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature={SIGNATURE}"
+        )
         auth = parse_authorization(header)
+        assert auth is not None
         self.assertEqual((auth.access_key_id, auth.region), ("test", "eu-west-3"))
 
     def test_missing_or_malformed_headers_are_none(self):
@@ -80,53 +98,78 @@ class Refusal(unittest.TestCase):
         self.assertIsNone(refusal(credential(), "us-east-1", None, None))
 
     def test_missing_header_is_refused(self):
-        self.assertIn("no SigV4", refusal(None, "us-east-1", None, None))
+        self.assertIn("no SigV4", refusal(None, "us-east-1", None, None) or "")
 
     def test_other_region_is_refused(self):
-        self.assertIn("region", refusal(credential(region="eu-west-1"), "us-east-1", None, None))
+        self.assertIn(
+            "region", refusal(credential(region="eu-west-1"), "us-east-1", None, None) or ""
+        )
 
     def test_unsigned_host_is_refused(self):
-        self.assertIn("host", refusal(credential(signed="x-amz-date"), "us-east-1", None, None))
+        self.assertIn(
+            "host", refusal(credential(signed="x-amz-date"), "us-east-1", None, None) or ""
+        )
 
     def test_session_key_needs_its_own_token(self):
         key = credential("LSIAQAAAAAAAAEXAMPLE")
         self.assertIsNone(refusal(key, "us-east-1", session(), "the-token"))
-        self.assertIn("X-Amz-Security-Token", refusal(key, "us-east-1", session(), None))
-        self.assertIn("X-Amz-Security-Token", refusal(key, "us-east-1", session(), "other"))
+        self.assertIn("X-Amz-Security-Token", refusal(key, "us-east-1", session(), None) or "")
+        self.assertIn("X-Amz-Security-Token", refusal(key, "us-east-1", session(), "other") or "")
 
     def test_expired_or_unknown_session_key_is_refused(self):
         key = credential("LSIAQAAAAAAAAEXAMPLE")
-        self.assertIn("expired", refusal(key, "us-east-1", session(expires_in=-1), "the-token"))
-        self.assertIn("unknown", refusal(key, "us-east-1", None, "the-token"))
-        self.assertIn("unknown", refusal(credential("ASIAQAAAAAAAAEXAMPLE"), "us-east-1", None, None))
+        self.assertIn(
+            "expired", refusal(key, "us-east-1", session(expires_in=-1), "the-token") or ""
+        )
+        self.assertIn("unknown", refusal(key, "us-east-1", None, "the-token") or "")
+        self.assertIn(
+            "unknown", refusal(credential("ASIAQAAAAAAAAEXAMPLE"), "us-east-1", None, None) or ""
+        )
+
+
+IDENTITY = {
+    "UserId": "AROAQAAAAAAAAEXAMPLE:alice",
+    "Account": "000000000000",
+    "Arn": "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice",
+}
 
 
 class Authorizer(unittest.TestCase):
-    IDENTITY = {"UserId": "AROAQAAAAAAAAEXAMPLE:alice", "Account": "000000000000",
-                "Arn": "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice"}
-
     def test_iam_block_has_the_aws_shape(self):
-        self.assertEqual(iam_authorizer("LSIAQAAAAAAAAEXAMPLE", self.IDENTITY), {
-            "accessKey": "LSIAQAAAAAAAAEXAMPLE",
-            "accountId": "000000000000",
-            "callerId": "AROAQAAAAAAAAEXAMPLE:alice",
-            "cognitoIdentity": None,
-            "principalOrgId": None,
-            "userArn": "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice",
-            "userId": "AROAQAAAAAAAAEXAMPLE:alice",
-        })
+        self.assertEqual(
+            iam_authorizer("LSIAQAAAAAAAAEXAMPLE", IDENTITY),
+            {
+                "accessKey": "LSIAQAAAAAAAAEXAMPLE",
+                "accountId": "000000000000",
+                "callerId": "AROAQAAAAAAAAEXAMPLE:alice",
+                "cognitoIdentity": None,
+                "principalOrgId": None,
+                "userArn": "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice",
+                "userId": "AROAQAAAAAAAAEXAMPLE:alice",
+            },
+        )
 
     def test_event_gets_the_authorizer_and_the_callers_account(self):
         event = {"version": "2.0", "requestContext": {"accountId": "anonymous", "apiId": "abc"}}
-        iam = iam_authorizer("test", {"UserId": "111122223333", "Account": "111122223333",
-                                      "Arn": "arn:aws:iam::111122223333:root"})
+        iam = iam_authorizer(
+            "test",
+            {
+                "UserId": "111122223333",
+                "Account": "111122223333",
+                "Arn": "arn:aws:iam::111122223333:root",
+            },
+        )
         with_iam_authorizer(event, iam)
-        self.assertEqual(event["requestContext"], {
-            "accountId": "111122223333", "apiId": "abc", "authorizer": {"iam": iam}})
+        self.assertEqual(
+            event["requestContext"],
+            {"accountId": "111122223333", "apiId": "abc", "authorizer": {"iam": iam}},
+        )
 
     def test_forbidden_response(self):
         response = forbidden_response()
-        self.assertEqual((response.status_code, response.get_data(as_text=True)), (403, FORBIDDEN_BODY))
+        self.assertEqual(
+            (response.status_code, response.get_data(as_text=True)), (403, FORBIDDEN_BODY)
+        )
         self.assertEqual(response.headers["x-amzn-ErrorType"], "AccessDeniedException")
 
 
@@ -143,8 +186,10 @@ class ResolvedWithLocalStacksSts(unittest.TestCase):
 
     def test_default_key_is_the_account_root(self):
         iam = authorize(self.request(BOTOCORE.replace("LSIAQAAAAAAAAEXAMPLE", "test")), "us-east-1")
-        self.assertEqual((iam["userArn"], iam["accountId"], iam["userId"], iam["accessKey"]),
-                         ("arn:aws:iam::000000000000:root", "000000000000", "000000000000", "test"))
+        self.assertEqual(
+            (iam["userArn"], iam["accountId"], iam["userId"], iam["accessKey"]),
+            ("arn:aws:iam::000000000000:root", "000000000000", "000000000000", "test"),
+        )
 
     def test_assumed_role_session_is_its_role_session(self):
         from localstack.services.iam.utils import generate_temp_access_key_id
@@ -153,9 +198,12 @@ class ResolvedWithLocalStacksSts(unittest.TestCase):
         store = sts_stores["000000000000"]["us-east-1"]
         store.credentials[key] = session(key=key)
         self.addCleanup(store.credentials.pop, key, None)
-        iam = authorize(self.request(BOTOCORE.replace("LSIAQAAAAAAAAEXAMPLE", key), "the-token"),
-                        "us-east-1")
-        self.assertEqual(iam["userArn"], "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice")
+        iam = authorize(
+            self.request(BOTOCORE.replace("LSIAQAAAAAAAAEXAMPLE", key), "the-token"), "us-east-1"
+        )
+        self.assertEqual(
+            iam["userArn"], "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice"
+        )
         self.assertEqual(iam["callerId"], "AROAQAAAAAAAAEXAMPLE:alice")
         with self.assertRaises(FunctionUrlForbidden):
             authorize(self.request(BOTOCORE.replace("LSIAQAAAAAAAAEXAMPLE", key)), "us-east-1")
@@ -195,11 +243,13 @@ class EventHook(unittest.TestCase):
 
     def test_iam_auth_with_signature_adds_the_authorizer(self):
         header = BOTOCORE.replace("LSIAQAAAAAAAAEXAMPLE", "test")
-        calls, run = self.call("AWS_IAM", {"Authorization": header})
+        _, run = self.call("AWS_IAM", {"Authorization": header})
         event = run()
         self.assertEqual(event["requestContext"]["accountId"], "000000000000")
-        self.assertEqual(event["requestContext"]["authorizer"]["iam"]["userArn"],
-                         "arn:aws:iam::000000000000:root")
+        self.assertEqual(
+            event["requestContext"]["authorizer"]["iam"]["userArn"],
+            "arn:aws:iam::000000000000:root",
+        )
 
 
 if __name__ == "__main__":

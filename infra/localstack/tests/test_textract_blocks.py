@@ -6,13 +6,27 @@ module imports LocalStack: run with the project venv from infra/localstack:
 
 import unittest
 
+from localstack.aws.api import CommonServiceException
+
 from docket_localstack import textract
 
 TSV = "\n".join(
     [
         "\t".join(
-            "level page_num block_num par_num line_num word_num "
-            "left top width height conf text".split()
+            [
+                "level",
+                "page_num",
+                "block_num",
+                "par_num",
+                "line_num",
+                "word_num",
+                "left",
+                "top",
+                "width",
+                "height",
+                "conf",
+                "text",
+            ]
         ),
         "1\t1\t0\t0\t0\t0\t0\t0\t1000\t2000\t-1\t",
         "2\t1\t1\t0\t0\t0\t100\t100\t500\t100\t-1\t",
@@ -98,7 +112,7 @@ class BlocksTest(unittest.TestCase):
     def test_paging_token_belongs_to_its_job(self):
         token = textract.encode_token("job-a", 5)
         self.assertEqual(textract.decode_token(token, "job-a"), 5)
-        with self.assertRaises(Exception):
+        with self.assertRaises(CommonServiceException):
             textract.decode_token(token, "job-b")
 
 
