@@ -4,13 +4,13 @@ Selected with ``LAMBDA_RUNTIME_EXECUTOR=docket-process`` (entry point in pyproje
 creates one ``ProcessRuntimeExecutor`` per execution environment; each one
 
 * runs the function's ``bootstrap`` (zip package, runtime ``provided.al2023`` / ``provided.al2`` /
-  ``provided``) as a child process, cwd and ``LAMBDA_TASK_ROOT`` = the unzipped code directory,
-  with LocalStack's environment variables (credentials, ``AWS_ENDPOINT_URL``, function name,
-  memory, timeout, log group/stream, user variables) plus ``AWS_LAMBDA_RUNTIME_API``;
-* serves that process the Lambda Runtime API on its own loopback port (a small threaded HTTP
-  server): ``GET /2018-06-01/runtime/invocation/next`` (long poll; request id, deadline, function
-  ARN and trace id headers), ``POST .../invocation/{id}/response``,
-  ``POST .../invocation/{id}/error`` and ``POST /2018-06-01/runtime/init/error``;
+  ``provided``) as a child process (started by :mod:`.lambda_process`: it dies with LocalStack,
+  its data segment is capped), cwd and ``LAMBDA_TASK_ROOT`` = the unzipped code directory, with
+  LocalStack's environment variables (credentials, ``AWS_ENDPOINT_URL``, function name, memory,
+  timeout, log group/stream, user variables) plus ``AWS_LAMBDA_RUNTIME_API``;
+* serves that process the Lambda Runtime API on its own loopback port
+  (:mod:`.lambda_runtime_api`), and is the server's backend: it hands ``next`` the pending
+  invocation and completes it with the posted response or error;
 * keeps the process warm between invocations (LocalStack reuses the environment, and runs several
   environments, each with its own port and process, for concurrent invocations);
 * enforces the function timeout: past it the whole process group is killed and the invocation
@@ -18,28 +18,10 @@ creates one ``ProcessRuntimeExecutor`` per execution environment; each one
   after N.00 seconds"}``. A crash mid-invocation answers ``Runtime.ExitError``. In both cases the
   environment stays registered with LocalStack (its status machine only knows READY/INVOKING) and
   the bootstrap is started again (a fresh init, as AWS does) on the environment's next invocation;
-* forwards errors posted by the function unchanged (``errorType`` is what Step Functions' Retry and
-  Catch match on; LocalStack's provider adds ``FunctionError: Unhandled``);
-* captures the child's stdout/stderr and returns it per invocation framed by AWS-style ``START`` /
-  ``END`` / ``REPORT`` lines (with ``Init Duration`` on the first invocation after a (re)start and
-  ``Max Memory Used`` from the process's VmHWM), which LocalStack forwards to CloudWatch Logs
-  ``/aws/lambda/<name>``;
-* memory: passes ``AWS_LAMBDA_FUNCTION_MEMORY_SIZE``; enforces it loosely with ``RLIMIT_DATA`` =
-  memory size + ``DOCKET_LAMBDA_MEMORY_HEADROOM_MB`` (default 256; ``off`` disables). Not
-  ``RLIMIT_AS``: Rust/tokio and glibc reserve far more address space (thread stacks, 64 MiB malloc
-  arenas) than they use, so an address-space limit at the memory size kills healthy functions.
-  ``RLIMIT_DATA`` still counts thread stacks, hence the headroom: it catches runaway allocations,
-  it is not AWS's exact cgroup limit;
-* cleanup: children run in their own session (``kill`` of the process group reaches anything they
-  spawn), are started from one long-lived thread with ``PR_SET_PDEATHSIG=SIGKILL`` (the signal
-  fires when the *thread* that forked the child ends, so it must not be a request thread), and
-  carry ``DOCKET_LOCALSTACK_PID`` / ``DOCKET_LOCALSTACK_PORT`` in their environment so a sweep can
-  find leftovers. ``stop()`` sends SIGTERM to the group, SIGKILL after 2 s, and closes the server.
-  The death signal is set by util-linux ``setpriv --pdeathsig KILL`` when present (Popen can then
-  vfork: ~0.5 ms instead of ~25 ms for forking LocalStack's ~400 MB; ``RLIMIT_DATA`` is then set
-  with ``prlimit`` right after the spawn), else by a ``preexec_fn`` calling ``prctl`` via ctypes.
-  (If LocalStack died within the first millisecond of a spawn, before ``setpriv`` ran, that child
-  would survive: the sweep in scripts/localstack.sh covers it.)
+* returns the child's stdout/stderr per invocation, framed as on AWS (:mod:`.lambda_output`);
+* memory: passes ``AWS_LAMBDA_FUNCTION_MEMORY_SIZE``; enforces it loosely (see
+  :mod:`.lambda_process`);
+* cleanup: ``stop()`` sends SIGTERM to the process group, SIGKILL after 2 s, and closes the server.
 
 Not emulated: other runtimes (python, node, java, ...) and image packages (start fails with a
 message naming the runtime), layers (``/opt``), extensions API, response streaming, X-Ray,
@@ -52,23 +34,13 @@ The spawn -> first ``next`` time (cold start) is logged at DEBUG and reported as
 """
 
 import contextlib
-import ctypes
-import json
 import logging
 import os
-import queue
-import resource
-import select
-import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
-import uuid
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from localstack import config
 from localstack.aws.api.lambda_ import PackageType
@@ -79,237 +51,28 @@ from localstack.services.lambda_.invocation.runtime_executor import (
     RuntimeExecutor,
 )
 
+from docket_localstack.lambda_output import OutputCapture, frame
+from docket_localstack.lambda_process import (
+    BootstrapCommand,
+    exit_status,
+    max_memory_used_mb,
+    memory_limit_bytes,
+)
+from docket_localstack.lambda_runtime_api import (
+    Invocation,
+    RuntimeApiServer,
+    error_body,
+)
+
 LOG = logging.getLogger(__name__)
 
 SUPPORTED_RUNTIMES = ("provided.al2023", "provided.al2", "provided")
-API_PREFIX = "/2018-06-01/runtime"
 STOP_GRACE_SECONDS = 2.0
-PR_SET_PDEATHSIG = 1
-
-
-# --- process spawning -------------------------------------------------------------------------
-
-
-class _Spawner:
-    """Starts every child from one long-lived daemon thread.
-
-    PR_SET_PDEATHSIG is tied to the thread that forked the child: a child forked from a request
-    thread would be killed as soon as that thread ends. This thread lives as long as LocalStack."""
-
-    def __init__(self) -> None:
-        self._jobs: queue.Queue = queue.Queue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def popen(self, *args, **kwargs) -> subprocess.Popen:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="docket-lambda-spawner", daemon=True
-                )
-                self._thread.start()
-        future: Future = Future()
-        self._jobs.put((future, args, kwargs))
-        return future.result()
-
-    def _run(self) -> None:
-        while True:
-            future, args, kwargs = self._jobs.get()
-            try:
-                future.set_result(subprocess.Popen(*args, **kwargs))
-            except BaseException as e:  # handed to the caller
-                future.set_exception(e)
-
-
-_SPAWNER = _Spawner()
-
-
-def _child_setup(parent_pid: int, data_limit: int | None):
-    """preexec_fn: die with LocalStack, and cap the data segment."""
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def setup() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:  # parent died between fork and prctl
-            os._exit(1)
-        if data_limit is not None:
-            resource.setrlimit(resource.RLIMIT_DATA, (data_limit, data_limit))
-
-    return setup
-
-
-_SETPRIV: list[str | None] = []
-
-
-def _setpriv() -> str | None:
-    """util-linux `setpriv`, if it supports --pdeathsig (checked once)."""
-    if not _SETPRIV:
-        path = shutil.which("setpriv")
-        try:
-            ok = (
-                path is not None
-                and subprocess.run(
-                    [path, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=5
-                ).returncode
-                == 0
-            )
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        _SETPRIV.append(path if ok else None)
-    return _SETPRIV[0]
-
-
-def _memory_limit_bytes(memory_mb: int) -> int | None:
-    headroom = os.environ.get("DOCKET_LAMBDA_MEMORY_HEADROOM_MB", "256").strip().lower()
-    if headroom in ("off", "none", "false", "no", ""):
-        return None
-    return (int(memory_mb) + int(headroom)) * 1024 * 1024
-
-
-def _max_memory_used_mb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return max(1, int(line.split()[1]) // 1024)
-    except OSError:
-        pass
-    return None
 
 
 def _loopback_host() -> str:
     host = config.GATEWAY_LISTEN[0].host
     return "127.0.0.1" if host in ("0.0.0.0", "::", "", "localhost") else host
-
-
-# --- one invocation ---------------------------------------------------------------------------
-
-
-class _Invocation:
-    def __init__(self, payload: dict) -> None:
-        self.request_id: str = payload.get("invoke-id") or str(uuid.uuid4())
-        self.arn: str = payload.get("invoked-function-arn", "")
-        self.trace_id: str = payload.get("trace-id") or ""
-        body = payload.get("payload")
-        self.body: bytes = body.encode() if isinstance(body, str) else (body or b"")
-        self.deadline_ms: int = 0
-        self.result: Future = Future()  # (payload bytes, is_error, error type)
-
-
-# --- the Runtime API server -------------------------------------------------------------------
-
-
-class _RuntimeApiHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: "_RuntimeApiServer"
-
-    def setup(self) -> None:
-        super().setup()
-        # The runtime keeps one connection; avoid Nagle + delayed-ACK stalls on small writes.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args) -> None:  # the base class's signature
-        LOG.debug("runtime api %s: " + format, self.server.executor.id, *args)
-
-    def _body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks: list[bytes] = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes = b"", headers: dict | None = None) -> None:
-        lines = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
-        for name, value in (headers or {}).items():
-            lines.append(f"{name}: {value}")
-        lines.append(f"Content-Length: {len(body)}")
-        if not headers or "Content-Type" not in headers:
-            lines.append("Content-Type: application/json")
-        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
-        self.wfile.write(data)  # one write: headers and body in one segment
-        self.wfile.flush()
-
-    def do_GET(self) -> None:
-        if self.path.rstrip("/") != f"{API_PREFIX}/invocation/next":
-            return self._send(404, b'{"errorType":"NotFound"}')
-        inv = self.server.executor._next_invocation()
-        if inv is None:  # environment shutting down
-            return self._send(410, b'{"errorType":"Gone"}')
-        headers = {
-            "Lambda-Runtime-Aws-Request-Id": inv.request_id,
-            "Lambda-Runtime-Deadline-Ms": str(inv.deadline_ms),
-            "Lambda-Runtime-Invoked-Function-Arn": inv.arn,
-            "Lambda-Runtime-Trace-Id": inv.trace_id,
-            "Content-Type": "application/json",
-        }
-        try:
-            self._send(200, inv.body, headers)
-        except OSError:
-            # The connection died (e.g. a killed runtime's): hand the invocation to the next poll.
-            self.server.executor._requeue(inv)
-            raise
-
-    def do_POST(self) -> None:
-        body = self._body()
-        parts = self.path.rstrip("/").split("/")
-        executor = self.server.executor
-        # /2018-06-01/runtime/invocation/{id}/{response|error}
-        if len(parts) == 6 and parts[3] == "invocation" and parts[5] in ("response", "error"):
-            if parts[5] == "response":
-                ok = executor._complete(parts[4], body, is_error=False)
-            else:
-                header = self.headers.get("Lambda-Runtime-Function-Error-Type")
-                ok = executor._complete(parts[4], _error_payload(body, header), is_error=True)
-            if ok:
-                return self._send(202, b'{"status":"OK"}')
-            return self._send(400, b'{"errorType":"InvalidRequestID"}')
-        if self.path.rstrip("/") == f"{API_PREFIX}/init/error":
-            header = self.headers.get("Lambda-Runtime-Function-Error-Type")
-            executor._init_failed(_error_payload(body, header))
-            return self._send(202, b'{"status":"OK"}')
-        return self._send(404, b'{"errorType":"NotFound"}')
-
-
-class _RuntimeApiServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-
-    def __init__(self, executor: "ProcessRuntimeExecutor") -> None:
-        self.executor = executor
-        super().__init__(("127.0.0.1", 0), _RuntimeApiHandler)
-
-    def handle_error(self, request, client_address) -> None:
-        # A killed runtime resets its connection: expected, not worth a traceback on stderr.
-        LOG.debug("runtime api %s: connection from %s failed", self.executor.id, client_address)
-
-
-def _error_payload(body: bytes, error_type_header: str | None) -> bytes:
-    """The function's error as the caller sees it: its JSON with errorType kept as posted."""
-    try:
-        doc = json.loads(body) if body else {}
-    except ValueError:
-        doc = {"errorMessage": body.decode("utf-8", "replace")}
-    if not isinstance(doc, dict):
-        doc = {"errorMessage": json.dumps(doc)}
-    if not doc.get("errorType"):
-        doc["errorType"] = error_type_header or "Unhandled"
-    doc.setdefault("errorMessage", "")
-    return json.dumps(doc).encode()
-
-
-def _error(error_type: str, message: str) -> bytes:
-    return json.dumps({"errorType": error_type, "errorMessage": message}).encode()
-
-
-# --- the executor -----------------------------------------------------------------------------
 
 
 class ProcessRuntimeExecutor(RuntimeExecutor):
@@ -318,7 +81,7 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
     def __init__(self, id: str, function_version: FunctionVersion) -> None:
         super().__init__(id, function_version)
         self._cond = threading.Condition()
-        self._server: _RuntimeApiServer | None = None
+        self._server: RuntimeApiServer | None = None
         self._server_thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
         self._env: dict[str, str] = {}
@@ -333,14 +96,9 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         self.cold_start_ms: float | None = None  # spawn -> first `next` of the current process
         self._report_init = False  # next REPORT carries Init Duration
         # invocation state
-        self._pending: _Invocation | None = None  # waiting for `next`
-        self._inflight: _Invocation | None = None  # handed out, waiting for response/error
-        # output
-        self._out_lock = threading.Lock()
-        self._out_fd: int | None = None
-        self._out_pending = bytearray()  # output since the last invocation's end
-        self._all_logs: list[str] = []
-        self._all_logs_size = 0
+        self._pending: Invocation | None = None  # waiting for `next`
+        self._inflight: Invocation | None = None  # handed out, waiting for response/error
+        self._output = OutputCapture()
 
     # -- RuntimeExecutor API ---------------------------------------------------------------
 
@@ -357,7 +115,7 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
             raise LambdaRuntimeException(f"{self.function_version.qualified_arn} has no code")
         code_dir = str(cfg.code.get_unzipped_code_location())
         cfg.code.prepare_for_execution()
-        self._server = _RuntimeApiServer(self)
+        self._server = RuntimeApiServer(self)
         self._server_thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.2},
@@ -413,19 +171,19 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         )
 
     def invoke(self, payload: dict[str, str]) -> InvocationResult:
-        inv = _Invocation(payload)
+        inv = Invocation(payload)
         timeout = float(self.function_version.config.timeout or 3)
         preface = ""
-        before = self._drain_output()  # init output: precedes START, as on AWS
+        before = self._output.drain()  # init output: precedes START, as on AWS
         if not self._process_alive():
             # The last invocation timed out or crashed: start a fresh runtime (AWS re-inits too).
             try:
                 self._start_process(timeout=float(config.LAMBDA_RUNTIME_ENVIRONMENT_TIMEOUT))
             except StatusErrorException as e:
-                before += self._drain_output()
+                before += self._output.drain()
                 logs = self._frame(inv.request_id, before, "", 0.0, "error")
                 return InvocationResult(inv.request_id, e.payload, is_error=True, logs=logs)
-            before += self._drain_output()
+            before += self._output.drain()
         started = time.monotonic()
         inv.deadline_ms = int((time.time() + timeout) * 1000)
         with self._cond:
@@ -442,7 +200,7 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
                 f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime())}Z {inv.request_id} "
                 f"Task timed out after {timeout:.2f} seconds\n"
             )
-            body = _error(
+            body = error_body(
                 "Sandbox.Timedout",
                 f"RequestId: {inv.request_id} Error: Task timed out after {timeout:.2f} seconds",
             )
@@ -451,13 +209,12 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         if status is None and is_error and not self._process_alive():
             status = "error"
         logs = self._frame(
-            inv.request_id, before, self._drain_output() + preface, duration_ms, status
+            inv.request_id, before, self._output.drain() + preface, duration_ms, status
         )
         return InvocationResult(inv.request_id, body, is_error=is_error, logs=logs)
 
     def get_logs(self) -> str:
-        with self._out_lock:
-            return "".join(self._all_logs) + self._out_pending.decode("utf-8", "replace")
+        return self._output.text()
 
     @classmethod
     def prepare_version(cls, function_version: FunctionVersion) -> None:
@@ -484,21 +241,13 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         if not os.path.isfile(bootstrap) or not os.access(bootstrap, os.X_OK):
             raise StatusErrorException(
                 "Environment startup failed",
-                payload=_error(
+                payload=error_body(
                     "Runtime.InvalidEntrypoint",
                     f"Couldn't find valid bootstrap(s): [{bootstrap}]",
                 ),
             )
         memory_mb = int(self.function_version.config.memory_size or 128)
-        data_limit = _memory_limit_bytes(memory_mb)
-        # Fast path: `setpriv --pdeathsig KILL` sets the death signal in the child, so Popen can use
-        # vfork (~0.5 ms) instead of fork + preexec_fn (~25 ms: LocalStack's ~400 MB are copied
-        # page table by page table), and the data limit is set right after the spawn.
-        setpriv = _setpriv()
-        if setpriv:
-            argv, preexec = [setpriv, "--pdeathsig", "KILL", "--", bootstrap], None
-        else:
-            argv, preexec = [bootstrap], _child_setup(os.getpid(), data_limit)
+        command = BootstrapCommand(bootstrap, memory_limit_bytes(memory_mb))
         read_fd, write_fd = os.pipe()
         with self._cond:
             if self._stopping:
@@ -509,37 +258,18 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
             self._exit_code = None
             self._spawned_at = time.monotonic()
         try:
-            proc = _SPAWNER.popen(
-                argv,
-                cwd=self._code_dir,
-                env=self._env,
-                stdin=subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                start_new_session=True,
-                preexec_fn=preexec,
-                close_fds=True,
-            )
-            if setpriv and data_limit is not None:
-                # OSError: already gone, the exit watcher reports it.
-                with contextlib.suppress(OSError):
-                    resource.prlimit(proc.pid, resource.RLIMIT_DATA, (data_limit, data_limit))
+            proc = command.spawn(self._code_dir, self._env, write_fd)
         except OSError as e:
             os.close(read_fd)
             os.close(write_fd)
             raise StatusErrorException(
                 "Environment startup failed",
-                payload=_error("Runtime.InvalidEntrypoint", f"{bootstrap}: {e}"),
+                payload=error_body("Runtime.InvalidEntrypoint", f"{bootstrap}: {e}"),
             ) from e
         os.close(write_fd)
-        os.set_blocking(read_fd, False)
-        with self._out_lock:
-            self._out_fd = read_fd
+        self._output.attach(read_fd, thread_name=f"lambda-out-{self.id}")
         with self._cond:
             self._proc = proc
-        threading.Thread(
-            target=self._pump_output, args=(read_fd,), name=f"lambda-out-{self.id}", daemon=True
-        ).start()
         threading.Thread(
             target=self._watch, args=(proc,), name=f"lambda-wait-{self.id}", daemon=True
         ).start()
@@ -569,11 +299,13 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         if init_error is not None:
             payload = init_error
         elif exit_code is not None:
-            payload = _error(
-                "Runtime.ExitError", f"Runtime exited during init: {_status(exit_code)}"
+            payload = error_body(
+                "Runtime.ExitError", f"Runtime exited during init: {exit_status(exit_code)}"
             )
         else:
-            payload = _error("Runtime.InitTimeout", f"Runtime did not initialise in {timeout} s")
+            payload = error_body(
+                "Runtime.InitTimeout", f"Runtime did not initialise in {timeout} s"
+            )
         LOG.warning(
             "Bootstrap of %s failed to initialise: %s\n%s",
             self.function_version.qualified_arn,
@@ -595,10 +327,10 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         if inv is not None and not inv.result.done():
             inv.result.set_result(
                 (
-                    _error(
+                    error_body(
                         "Runtime.ExitError",
                         f"RequestId: {inv.request_id} Error: Runtime exited with error: "
-                        f"{_status(code)}",
+                        f"{exit_status(code)}",
                     ),
                     True,
                 )
@@ -610,7 +342,7 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
             proc = self._proc
         if proc is None:
             return
-        used = _max_memory_used_mb(proc.pid)
+        used = max_memory_used_mb(proc.pid)
         with self._cond:
             self._generation += 1
             self._last_hwm_mb = used or self._last_hwm_mb
@@ -632,9 +364,9 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
                 self._exit_code = proc.returncode if proc.returncode is not None else -9
             self._cond.notify_all()
 
-    # -- Runtime API callbacks (server threads) --------------------------------------------
+    # -- RuntimeApiBackend: called by the Runtime API server's request threads ------------
 
-    def _next_invocation(self) -> _Invocation | None:
+    def next_invocation(self) -> Invocation | None:
         with self._cond:
             if not self._initialized and self._exit_code is None:
                 self._initialized = True
@@ -659,13 +391,13 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
             self._inflight = inv
             return inv
 
-    def _requeue(self, inv: _Invocation) -> None:
+    def requeue(self, inv: Invocation) -> None:
         with self._cond:
             if self._inflight is inv and not inv.result.done():
                 self._inflight, self._pending = None, inv
                 self._cond.notify_all()
 
-    def _complete(self, request_id: str, body: bytes, is_error: bool) -> bool:
+    def complete(self, request_id: str, body: bytes, is_error: bool) -> bool:
         with self._cond:
             inv = self._inflight
             if inv is None or inv.request_id != request_id or inv.result.done():
@@ -674,98 +406,37 @@ class ProcessRuntimeExecutor(RuntimeExecutor):
         inv.result.set_result((body, is_error))
         return True
 
-    def _init_failed(self, payload: bytes) -> None:
+    def init_failed(self, payload: bytes) -> None:
         with self._cond:
             if self._init_error is None:
                 self._init_error = payload
             self._cond.notify_all()
 
-    # -- output ----------------------------------------------------------------------------
-
-    def _pump_output(self, fd: int) -> None:
-        """Move the child's output into the buffer as it comes (the lock is held while reading,
-        so a drain under the same lock sees everything written before it)."""
-        while True:
-            select.select([fd], [], [])
-            with self._out_lock:
-                try:
-                    data = os.read(fd, 65536)
-                except BlockingIOError:
-                    continue
-                if data:
-                    self._out_pending += data
-                    continue
-                # EOF: every writer is gone. This thread alone closes the fd, so its number
-                # cannot be reused while anyone still reads it.
-                if self._out_fd == fd:
-                    self._out_fd = None
-                os.close(fd)
-                return
-
-    def _drain_output(self) -> str:
-        """Everything the child wrote so far and not yet attributed to an invocation."""
-        with self._out_lock:
-            fd = self._out_fd
-            if fd is not None:
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:  # BlockingIOError: nothing more for now
-                        break
-                    if not data:
-                        break
-                    self._out_pending += data
-            text = self._out_pending.decode("utf-8", "replace")
-            self._out_pending.clear()
-            return text
-
     def _frame(
         self, request_id: str, before: str, output: str, duration_ms: float, status: str | None
     ) -> str:
-        cfg = self.function_version.config
-        version = self.function_version.id.qualifier
-        memory = int(cfg.memory_size or 128)
         with self._cond:
             proc = self._proc
             init_ms = self.cold_start_ms if self._report_init else None
             self._report_init = False
-        used = _max_memory_used_mb(proc.pid) if proc is not None else None
+        used = max_memory_used_mb(proc.pid) if proc is not None else None
         if used is None:
             used = self._last_hwm_mb
         else:
             self._last_hwm_mb = used
-        if output and not output.endswith("\n"):
-            output += "\n"
-        if before and not before.endswith("\n"):
-            before += "\n"
-        report = (
-            f"REPORT RequestId: {request_id}\tDuration: {duration_ms:.2f} ms\t"
-            f"Billed Duration: {max(1, int(duration_ms + 0.999))} ms\tMemory Size: {memory} MB\t"
-            f"Max Memory Used: {used if used is not None else '-'} MB"
+        logs = frame(
+            request_id,
+            self.function_version.id.qualifier,
+            before,
+            output,
+            duration_ms=duration_ms,
+            memory_mb=int(self.function_version.config.memory_size or 128),
+            used_mb=used,
+            init_ms=init_ms,
+            status=status,
         )
-        if init_ms is not None:
-            report += f"\tInit Duration: {init_ms:.2f} ms"
-        if status:
-            report += f"\tStatus: {status}"
-        logs = (
-            f"{before}START RequestId: {request_id} Version: {version}\n{output}"
-            f"END RequestId: {request_id}\n{report}\n"
-        )
-        with self._out_lock:
-            self._all_logs.append(logs)
-            self._all_logs_size += len(logs)
-            while self._all_logs_size > 1_000_000 and len(self._all_logs) > 1:
-                self._all_logs_size -= len(self._all_logs.pop(0))
+        self._output.keep(logs)
         return logs
-
-
-def _status(code: int) -> str:
-    if code < 0:
-        try:
-            return f"signal: {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal: {-code}"
-    return f"exit status {code}"
 
 
 __all__ = ["ProcessRuntimeExecutor"]

@@ -14,12 +14,14 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
+from unittest import mock
 
 from localstack.aws.api.lambda_ import PackageType
 from localstack.services.lambda_.invocation.executor_endpoint import StatusErrorException
 from localstack.services.lambda_.invocation.lambda_models import FunctionVersion, InvocationResult
 from localstack.services.lambda_.invocation.runtime_executor import LambdaRuntimeException
 
+from docket_localstack import lambda_process
 from docket_localstack.lambda_executor import ProcessRuntimeExecutor
 
 ARN = "arn:aws:lambda:us-east-1:000000000000:function:fake"
@@ -219,7 +221,7 @@ class Invocations(ExecutorTest):
         results: dict[str, tuple[InvocationResult, Any]] = {}
 
         def invoke(i: int) -> None:
-            results[f"req-{i}"] = self.invoke(executors[i], f"req-{i}", sleep=0.5)
+            results[f"req-{i}"] = self.invoke(executors[i], f"req-{i}", sleep=1)
 
         started = time.monotonic()
         threads = [threading.Thread(target=invoke, args=(i,)) for i in range(3)]
@@ -227,7 +229,7 @@ class Invocations(ExecutorTest):
             thread.start()
         for thread in threads:
             thread.join(10)
-        self.assertLess(time.monotonic() - started, 1.4)  # not one after the other
+        self.assertLess(time.monotonic() - started, 2.5)  # not one after the other (3 s)
         self.assertEqual(sorted(results), ["req-0", "req-1", "req-2"])
         for request_id, (result, body) in results.items():
             self.assertFalse(result.is_error)
@@ -285,6 +287,36 @@ class Cleanup(ExecutorTest):
         if isinstance(ended, InvocationResult):
             self.assertTrue(ended.is_error)
             self.assertEqual(json.loads(ended.payload or b"")["errorType"], "Runtime.ExitError")
+
+
+def data_limit(pid: int) -> str:
+    """The soft "Max data size" of a process, as /proc shows it."""
+    with open(f"/proc/{pid}/limits") as f:
+        return next(line.split()[3] for line in f if line.startswith("Max data size"))
+
+
+class Spawning(ExecutorTest):
+    def test_both_ways_of_spawning_cap_the_data_segment(self):
+        limit = str((128 + 256) * 1024 * 1024)  # memory size + the default headroom
+        for setpriv in (lambda_process.setpriv(), None):
+            with (
+                self.subTest(setpriv=setpriv),
+                mock.patch.object(lambda_process, "setpriv", return_value=setpriv),
+            ):
+                executor = self.executor()
+                _, body = self.invoke(executor, "req-1")
+                self.assertEqual(data_limit(body["pid"]), limit)
+                executor.stop()
+
+    def test_the_headroom_can_be_switched_off(self):
+        with mock.patch.dict(os.environ, {"DOCKET_LAMBDA_MEMORY_HEADROOM_MB": "off"}):
+            self.assertIsNone(lambda_process.memory_limit_bytes(128))
+        with mock.patch.dict(os.environ, {"DOCKET_LAMBDA_MEMORY_HEADROOM_MB": "64"}):
+            self.assertEqual(lambda_process.memory_limit_bytes(128), 192 * 1024 * 1024)
+
+    def test_exit_status_is_worded_as_lambda_words_it(self):
+        self.assertEqual(lambda_process.exit_status(3), "exit status 3")
+        self.assertEqual(lambda_process.exit_status(-9), "signal: SIGKILL")
 
 
 if __name__ == "__main__":
