@@ -37,6 +37,16 @@ from localstack.services.cloudformation.resource_provider import (
 
 _ARN = {"type": "string", "minLength": 1, "maxLength": 2048}
 
+
+def _succeeded[P](request: ResourceRequest[P], model: P) -> ProgressEvent[P]:
+    """The answer of a create, update or delete: each is one API call, done when it returns."""
+    return ProgressEvent(
+        status=OperationStatus.SUCCESS,
+        resource_model=model,
+        custom_context=request.custom_context,
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # AWS::StepFunctions::StateMachineVersion
 # ---------------------------------------------------------------------------------------------
@@ -117,11 +127,7 @@ class StateMachineVersionProvider(ResourceProvider[StateMachineVersionProperties
 
         response = sfn.publish_state_machine_version(**params)
         model["Arn"] = response["stateMachineVersionArn"]
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
 
     def read(
         self, request: ResourceRequest[StateMachineVersionProperties]
@@ -139,11 +145,7 @@ class StateMachineVersionProvider(ResourceProvider[StateMachineVersionProperties
         # Only Description can get here (everything else is create-only, i.e. replacement).
         model = request.desired_state
         model["Arn"] = (request.previous_state or {}).get("Arn") or model.get("Arn")
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
 
     def delete(
         self, request: ResourceRequest[StateMachineVersionProperties]
@@ -153,11 +155,7 @@ class StateMachineVersionProvider(ResourceProvider[StateMachineVersionProperties
             request.aws_client_factory.stepfunctions.delete_state_machine_version(
                 stateMachineVersionArn=arn
             )
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,11 +269,7 @@ class StateMachineAliasProvider(ResourceProvider[StateMachineAliasProperties]):
             params["description"] = model["Description"]
         response = sfn.create_state_machine_alias(**params)
         model["Arn"] = response["stateMachineAliasArn"]
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
 
     def read(
         self, request: ResourceRequest[StateMachineAliasProperties]
@@ -306,11 +300,7 @@ class StateMachineAliasProvider(ResourceProvider[StateMachineAliasProperties]):
         if model.get("Description") is not None:
             params["description"] = model["Description"]
         request.aws_client_factory.stepfunctions.update_state_machine_alias(**params)
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
 
     def delete(
         self, request: ResourceRequest[StateMachineAliasProperties]
@@ -320,8 +310,10 @@ class StateMachineAliasProvider(ResourceProvider[StateMachineAliasProperties]):
             request.aws_client_factory.stepfunctions.delete_state_machine_alias(
                 stateMachineAliasArn=arn
             )
-        return ProgressEvent(
-            status=OperationStatus.SUCCESS,
-            resource_model=model,
-            custom_context=request.custom_context,
-        )
+        return _succeeded(request, model)
+
+
+# The providers by CloudFormation type, for the plugins (`docket_localstack.plugins`).
+PROVIDERS: dict[str, type[ResourceProvider]] = {
+    provider.TYPE: provider for provider in (StateMachineVersionProvider, StateMachineAliasProvider)
+}

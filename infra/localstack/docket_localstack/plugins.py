@@ -46,25 +46,21 @@ def register_function_url_iam():
     install()
 
 
-class StateMachineVersionProviderPlugin(CloudFormationResourceProviderPlugin):
+class _StepFunctionsResourcePlugin(CloudFormationResourceProviderPlugin):
+    """A provider of `cfn_stepfunctions`, found by its CloudFormation type (the plugin's name)."""
+
+    def __init__(self):
+        self.factory = None
+
+    def load(self):
+        from docket_localstack.cfn_stepfunctions import PROVIDERS
+
+        self.factory = PROVIDERS[self.name]
+
+
+class StateMachineVersionProviderPlugin(_StepFunctionsResourcePlugin):
     name = "AWS::StepFunctions::StateMachineVersion"
 
-    def __init__(self):
-        self.factory = None
 
-    def load(self):
-        from docket_localstack.cfn_stepfunctions import StateMachineVersionProvider
-
-        self.factory = StateMachineVersionProvider
-
-
-class StateMachineAliasProviderPlugin(CloudFormationResourceProviderPlugin):
+class StateMachineAliasProviderPlugin(_StepFunctionsResourcePlugin):
     name = "AWS::StepFunctions::StateMachineAlias"
-
-    def __init__(self):
-        self.factory = None
-
-    def load(self):
-        from docket_localstack.cfn_stepfunctions import StateMachineAliasProvider
-
-        self.factory = StateMachineAliasProvider
