@@ -8,7 +8,8 @@ community LocalStack cannot do offline:
   :mod:`.lambda_runtime_api` (the Runtime API server), :mod:`.lambda_process` (spawning, limits)
   and :mod:`.lambda_output` (output capture, log framing).
 * :mod:`.dynamodb` -- DynamoDB served from the bundled moto backend (no DynamoDB Local download).
-* :mod:`.textract` -- Textract text detection on Tesseract and poppler.
+* :mod:`.textract` -- Textract text detection on Tesseract and poppler (documents and Blocks in
+  :mod:`.textract_ocr`).
 * :mod:`.chaos` -- fault injection with the request shape of LocalStack's Chaos API.
 * :mod:`.cfn_stepfunctions` -- CloudFormation StateMachineVersion / StateMachineAlias resources.
 * :mod:`.function_url_iam` -- ``AuthType: AWS_IAM`` for function URLs (SigV4 required, caller

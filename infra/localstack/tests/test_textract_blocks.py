@@ -8,7 +8,7 @@ import unittest
 
 from localstack.aws.api import CommonServiceException
 
-from docket_localstack import textract
+from docket_localstack import textract, textract_ocr
 
 TSV = "\n".join(
     [
@@ -65,8 +65,8 @@ def one_page_pdf(text_lines):
 
 class BlocksTest(unittest.TestCase):
     def test_tsv_words_become_line_and_word_blocks_with_page_fractions(self):
-        pages = textract.parse_tsv(TSV)
-        blocks = textract.document_blocks(pages)
+        pages = textract_ocr.parse_tsv(TSV)
+        blocks = textract_ocr.document_blocks(pages)
 
         kinds = [b["BlockType"] for b in blocks]
         self.assertEqual(kinds, ["PAGE", "LINE", "WORD", "WORD"])
@@ -85,25 +85,25 @@ class BlocksTest(unittest.TestCase):
         self.assertNotIn("Confidence", page)
 
     def test_magic_bytes_decide_supported_and_empty_is_bad(self):
-        self.assertEqual(textract.check_document(b"%PDF-1.7 ...", 100), "PDF")
-        with self.assertRaises(textract.DocumentError) as e:
-            textract.check_document(b"hello world", 100)
+        self.assertEqual(textract_ocr.check_document(b"%PDF-1.7 ...", 100), "PDF")
+        with self.assertRaises(textract_ocr.DocumentError) as e:
+            textract_ocr.check_document(b"hello world", 100)
         self.assertEqual(e.exception.code, "UnsupportedDocumentException")
-        with self.assertRaises(textract.DocumentError) as e:
-            textract.check_document(b"", 100)
+        with self.assertRaises(textract_ocr.DocumentError) as e:
+            textract_ocr.check_document(b"", 100)
         self.assertEqual(e.exception.code, "BadDocumentException")
-        with self.assertRaises(textract.DocumentError) as e:
-            textract.check_document(b"%PDF-" + b"x" * 200, 100)
+        with self.assertRaises(textract_ocr.DocumentError) as e:
+            textract_ocr.check_document(b"%PDF-" + b"x" * 200, 100)
         self.assertEqual(e.exception.code, "DocumentTooLargeException")
 
     def test_corrupt_pdf_is_a_bad_document(self):
-        with self.assertRaises(textract.DocumentError) as e:
-            textract.ocr_document(b"%PDF-1.4\ngarbage", "PDF", max_pages=1)
+        with self.assertRaises(textract_ocr.DocumentError) as e:
+            textract_ocr.ocr_document(b"%PDF-1.4\ngarbage", "PDF", max_pages=1)
         self.assertEqual(e.exception.code, "BadDocumentException")
 
     def test_known_text_pdf_is_read_by_tesseract(self):
         pdf = one_page_pdf(["INVOICE", "Number INV-2026-0042", "Total 1234.56 EUR"])
-        pages = textract.ocr_document(pdf, "PDF", max_pages=1)
+        pages = textract_ocr.ocr_document(pdf, "PDF", max_pages=1)
 
         words = [w.text for line in pages[0].lines for w in line.words]
         self.assertIn("INVOICE", words)
