@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use docket_core::error::ALL_NAMES;
+use docket_core::error::ErrorKind;
 use serde_json::Value;
 
 /// Lambda service errors AWS recommends retrying on `lambda:invoke` Tasks.
@@ -109,7 +109,7 @@ fn lint(asl: &Value) -> Vec<String> {
                 // (a callback Task that waited too long).
                 let known = ["States.ALL", "States.Timeout", "States.HeartbeatTimeout"]
                     .contains(&error)
-                    || ALL_NAMES.contains(&error);
+                    || ErrorKind::from_name(error).is_some();
                 if !known {
                     problem(format!("Catch on {error}, which is not in the taxonomy"));
                 }
@@ -135,7 +135,7 @@ fn lint(asl: &Value) -> Vec<String> {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
                 .collect();
-            if !ALL_NAMES.contains(&name.as_str()) {
+            if ErrorKind::from_name(&name).is_none() {
                 problems.push(format!("unknown error name {name}"));
             }
         }

@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use docket_aws::ledger::DynamoLedger;
+use docket_core::error::ErrorKind;
 use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
 use docket_core::ledger::{Claimed, LeaseRules, Ledger, LedgerStatus};
 use docket_core::{Error, Family};
@@ -334,7 +335,7 @@ async fn failed_operation_replays_its_error_and_unresolved_one_is_listed_with_it
     let unknown = op();
     let a = fence_of(&f.ledger.claim(&failed, "p1", T0, &RULES).await.unwrap());
     f.ledger
-        .fail(&failed, a, "Business.OcrFailed", T0 + 1)
+        .fail(&failed, a, ErrorKind::OcrFailed, T0 + 1)
         .await
         .unwrap();
     let b = fence_of(&f.ledger.claim(&unknown, "p1", T0, &RULES).await.unwrap());

@@ -197,9 +197,9 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
             values.insert(":pointer".into(), s(result_pointer));
             values.insert(":hash".into(), s(result_hash));
         }
-        Write::Fail { error_name } => {
+        Write::Fail { error } => {
             names.insert("#error".into(), "error".into());
-            values.insert(":error".into(), s(error_name));
+            values.insert(":error".into(), s(error.name()));
         }
         Write::MarkUnresolved { owner, next_action } => {
             names.insert("#owner".into(), "owner".into());
@@ -417,6 +417,7 @@ mod tests {
     //! The requests as they go on the wire: an interceptor keeps the serialized body and stops
     //! the request before it is sent.
 
+    use docket_core::error::ErrorKind;
     use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 
     use super::*;
@@ -477,7 +478,7 @@ mod tests {
 
         let _ = ledger.accept(&op, 3, "job-1", 1000).await;
         let _ = ledger.complete(&op, 3, "s3://b/k", "h", 1001).await;
-        let _ = ledger.fail(&op, 3, "Business.OcrFailed", 1002).await;
+        let _ = ledger.fail(&op, 3, ErrorKind::OcrFailed, 1002).await;
         let _ = ledger.mark_unresolved(&op, 3, "ops", "check", 1003).await;
 
         let sent = capture.0.lock().unwrap().clone();
@@ -520,7 +521,7 @@ mod tests {
         let (ledger, capture) = ledger();
 
         let err = ledger
-            .fail(&op(), 1, "Transient.Dependency", 1000)
+            .fail(&op(), 1, ErrorKind::Dependency, 1000)
             .await
             .unwrap_err();
 

@@ -2,6 +2,7 @@
 //! answered `ExecutionAlreadyExists`, which is success here.
 
 use aws_sdk_sfn::Client;
+use docket_core::error::ErrorKind;
 use docket_core::ids::RunId;
 use docket_core::ports::{Started, TaskCallback, Workflow};
 use docket_core::review::TaskToken;
@@ -104,11 +105,11 @@ impl TaskCallback for SfnCallback {
             .map_err(|e| callback_error("states SendTaskSuccess", e))
     }
 
-    async fn fail(&self, token: &TaskToken, error: &str, cause: &str) -> Result<(), Error> {
+    async fn fail(&self, token: &TaskToken, error: ErrorKind, cause: &str) -> Result<(), Error> {
         self.client
             .send_task_failure()
             .task_token(token.expose())
-            .error(error)
+            .error(error.name())
             .cause(cause)
             .send()
             .await

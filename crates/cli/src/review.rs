@@ -18,6 +18,7 @@ use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{sign, SignableBody, SignableRequest, SigningSettings};
 use aws_sigv4::sign::v4;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use docket_core::error::ErrorKind;
 use docket_core::extract::FieldName;
 use docket_core::ids::Tenant;
 use docket_core::review::{FieldSource, ReviewStatus, ReviewTask, TaskId, Verdict};
@@ -498,8 +499,8 @@ impl Refusal {
         };
         let recorded = self.task.as_ref();
         let id = recorded.map(|t| &t.task_id).or(task);
-        match self.error.as_str() {
-            "Conflict.AlreadyDecided" => match recorded.and_then(|t| t.decision.as_ref()) {
+        match ErrorKind::from_name(&self.error) {
+            Some(ErrorKind::AlreadyDecided) => match recorded.and_then(|t| t.decision.as_ref()) {
                 Some(d) => {
                     let what = if d.is_approval() {
                         "approved"
@@ -515,7 +516,7 @@ impl Refusal {
                 }
                 None => msg += "\n(the API did not say who decided)",
             },
-            "Conflict.ReviewExpired" => {
+            Some(ErrorKind::ReviewExpired) => {
                 if let Some(e) = recorded.and_then(|t| t.expiry.as_ref()) {
                     msg += &format!("\nthe task expired at {} ({})", e.at, e.reason);
                 }

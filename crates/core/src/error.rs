@@ -8,6 +8,8 @@
 //! - `Conflict.*`: the request contradicts what is recorded; an operator decides.
 //! - `Fatal.*`: a bug or misconfiguration; not retried, visible as a failure.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 /// What a caller may do with an error (see the module docs).
@@ -99,68 +101,144 @@ pub enum Error {
     ReviewExpired(String),
 }
 
-impl Error {
-    /// The stable `Family.Name`, used as Lambda `errorType` and in ASL Retry/Catch.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Error::Dependency(_) => "Transient.Dependency",
-            Error::InProgress(_) => "Transient.InProgress",
-            Error::DocumentInvalid(_) => "Business.DocumentInvalid",
-            Error::UnsupportedDocumentType(_) => "Business.UnsupportedDocumentType",
-            Error::DocumentTooLarge { .. } => "Business.DocumentTooLarge",
-            Error::EmptyDocument => "Business.EmptyDocument",
-            Error::BadKey(_) => "Business.BadKey",
-            Error::OcrFailed(_) => "Business.OcrFailed",
-            Error::OutcomeUnknown(_) => "Ambiguous.OutcomeUnknown",
-            Error::Unresolved(_) => "Ambiguous.Unresolved",
-            Error::ParametersChanged(_) => "Conflict.ParametersChanged",
-            Error::StaleVersion(_) => "Conflict.StaleVersion",
-            Error::FencedOut(_) => "Conflict.FencedOut",
-            Error::RetentionExpired(_) => "Conflict.RetentionExpired",
-            Error::BadInput(_) => "Fatal.BadInput",
-            Error::Internal(_) => "Fatal.Internal",
-            Error::ReviewNotFound(_) => "Business.ReviewNotFound",
-            Error::ReviewRejected(_) => "Business.ReviewRejected",
-            Error::AlreadyDecided(_) => "Conflict.AlreadyDecided",
-            Error::ReviewExpired(_) => "Conflict.ReviewExpired",
+/// Declares [`ErrorKind`] from one table of `Variant => Family` rows: the variant is the name's
+/// second part, so every stable name (`Family.Variant`), the family and [`ErrorKind::ALL`] come
+/// from this one list.
+macro_rules! error_kinds {
+    ($($kind:ident => $family:ident,)*) => {
+        /// What an [`Error`] is, without its detail: the taxonomy as data. Its stable name is the
+        /// Lambda `errorType` the state machines match and the name the ledger records.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $(
+                #[doc = concat!("`", stringify!($family), ".", stringify!($kind), "`: see [`Error::", stringify!($kind), "`].")]
+                $kind,
+            )*
         }
+
+        impl ErrorKind {
+            /// Every kind, in the table's order.
+            pub const ALL: [ErrorKind; [$(ErrorKind::$kind),*].len()] = [$(ErrorKind::$kind),*];
+
+            /// The stable `Family.Name`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$kind => concat!(stringify!($family), ".", stringify!($kind)),)*
+                }
+            }
+
+            /// What a caller may do with it.
+            pub fn family(self) -> Family {
+                match self {
+                    $(ErrorKind::$kind => Family::$family,)*
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    Dependency => Transient,
+    InProgress => Transient,
+    DocumentInvalid => Business,
+    UnsupportedDocumentType => Business,
+    DocumentTooLarge => Business,
+    EmptyDocument => Business,
+    BadKey => Business,
+    OcrFailed => Business,
+    OutcomeUnknown => Ambiguous,
+    Unresolved => Ambiguous,
+    ParametersChanged => Conflict,
+    StaleVersion => Conflict,
+    FencedOut => Conflict,
+    RetentionExpired => Conflict,
+    BadInput => Fatal,
+    Internal => Fatal,
+    ReviewNotFound => Business,
+    ReviewRejected => Business,
+    AlreadyDecided => Conflict,
+    ReviewExpired => Conflict,
+}
+
+impl ErrorKind {
+    /// The kind named `name` (a stable `Family.Name`), if there is one.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
-    /// The family of [`Error::name`].
-    pub fn family(&self) -> Family {
-        match self.name().split('.').next() {
-            Some("Transient") => Family::Transient,
-            Some("Business") => Family::Business,
-            Some("Ambiguous") => Family::Ambiguous,
-            Some("Conflict") => Family::Conflict,
-            _ => Family::Fatal,
+    /// An error of this kind with `detail` (a recorded error coming back, e.g. from the ledger).
+    /// `DocumentTooLarge` comes back without its sizes (0, 0) and `EmptyDocument` without the
+    /// detail: the name is what callers and the state machines match on.
+    pub fn with_detail(self, detail: impl Into<String>) -> Error {
+        let d = detail.into();
+        match self {
+            ErrorKind::Dependency => Error::Dependency(d),
+            ErrorKind::InProgress => Error::InProgress(d),
+            ErrorKind::DocumentInvalid => Error::DocumentInvalid(d),
+            ErrorKind::UnsupportedDocumentType => Error::UnsupportedDocumentType(d),
+            ErrorKind::DocumentTooLarge => Error::DocumentTooLarge { size: 0, limit: 0 },
+            ErrorKind::EmptyDocument => Error::EmptyDocument,
+            ErrorKind::BadKey => Error::BadKey(d),
+            ErrorKind::OcrFailed => Error::OcrFailed(d),
+            ErrorKind::OutcomeUnknown => Error::OutcomeUnknown(d),
+            ErrorKind::Unresolved => Error::Unresolved(d),
+            ErrorKind::ParametersChanged => Error::ParametersChanged(d),
+            ErrorKind::StaleVersion => Error::StaleVersion(d),
+            ErrorKind::FencedOut => Error::FencedOut(d),
+            ErrorKind::RetentionExpired => Error::RetentionExpired(d),
+            ErrorKind::BadInput => Error::BadInput(d),
+            ErrorKind::Internal => Error::Internal(d),
+            ErrorKind::ReviewNotFound => Error::ReviewNotFound(d),
+            ErrorKind::ReviewRejected => Error::ReviewRejected(d),
+            ErrorKind::AlreadyDecided => Error::AlreadyDecided(d),
+            ErrorKind::ReviewExpired => Error::ReviewExpired(d),
         }
     }
 }
 
-/// Every error name, for linting the state machines against the taxonomy.
-pub const ALL_NAMES: &[&str] = &[
-    "Transient.Dependency",
-    "Transient.InProgress",
-    "Business.DocumentInvalid",
-    "Business.UnsupportedDocumentType",
-    "Business.DocumentTooLarge",
-    "Business.EmptyDocument",
-    "Business.BadKey",
-    "Business.OcrFailed",
-    "Ambiguous.OutcomeUnknown",
-    "Ambiguous.Unresolved",
-    "Conflict.ParametersChanged",
-    "Conflict.StaleVersion",
-    "Conflict.FencedOut",
-    "Conflict.RetentionExpired",
-    "Fatal.BadInput",
-    "Fatal.Internal",
-    "Business.ReviewNotFound",
-    "Business.ReviewRejected",
-    "Conflict.AlreadyDecided",
-    "Conflict.ReviewExpired",
-];
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Error {
+    /// Its kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Dependency(_) => ErrorKind::Dependency,
+            Error::InProgress(_) => ErrorKind::InProgress,
+            Error::DocumentInvalid(_) => ErrorKind::DocumentInvalid,
+            Error::UnsupportedDocumentType(_) => ErrorKind::UnsupportedDocumentType,
+            Error::DocumentTooLarge { .. } => ErrorKind::DocumentTooLarge,
+            Error::EmptyDocument => ErrorKind::EmptyDocument,
+            Error::BadKey(_) => ErrorKind::BadKey,
+            Error::OcrFailed(_) => ErrorKind::OcrFailed,
+            Error::OutcomeUnknown(_) => ErrorKind::OutcomeUnknown,
+            Error::Unresolved(_) => ErrorKind::Unresolved,
+            Error::ParametersChanged(_) => ErrorKind::ParametersChanged,
+            Error::StaleVersion(_) => ErrorKind::StaleVersion,
+            Error::FencedOut(_) => ErrorKind::FencedOut,
+            Error::RetentionExpired(_) => ErrorKind::RetentionExpired,
+            Error::BadInput(_) => ErrorKind::BadInput,
+            Error::Internal(_) => ErrorKind::Internal,
+            Error::ReviewNotFound(_) => ErrorKind::ReviewNotFound,
+            Error::ReviewRejected(_) => ErrorKind::ReviewRejected,
+            Error::AlreadyDecided(_) => ErrorKind::AlreadyDecided,
+            Error::ReviewExpired(_) => ErrorKind::ReviewExpired,
+        }
+    }
+
+    /// The stable `Family.Name`, used as Lambda `errorType` and in ASL Retry/Catch.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// What a caller may do with it.
+    pub fn family(&self) -> Family {
+        self.kind().family()
+    }
+}
 
 /// Result with the taxonomy's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -197,7 +275,18 @@ mod tests {
     #[test]
     fn every_error_has_a_listed_name_and_the_list_has_no_extra() {
         let names: Vec<_> = one_of_each().iter().map(Error::name).collect();
-        assert_eq!(names, ALL_NAMES);
+        let all: Vec<_> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names, all);
+    }
+
+    #[test]
+    fn every_kind_maps_back_to_itself_by_name_and_with_a_detail() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(kind.name()), Some(kind));
+            assert_eq!(kind.with_detail("d").name(), kind.name());
+            assert_eq!(kind.with_detail("d").kind(), kind);
+        }
+        assert_eq!(ErrorKind::from_name("Nope.Nothing"), None);
     }
 
     #[test]
@@ -210,5 +299,9 @@ mod tests {
         );
         assert_eq!(Error::StaleVersion("x".into()).family(), Family::Conflict);
         assert_eq!(Error::Internal("x".into()).family(), Family::Fatal);
+        for kind in ErrorKind::ALL {
+            let prefix = format!("{:?}.", kind.family());
+            assert!(kind.name().starts_with(&prefix), "{kind}");
+        }
     }
 }

@@ -23,7 +23,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Family;
+use crate::error::{ErrorKind, Family};
 use crate::ids::OperationId;
 use crate::Error;
 
@@ -111,7 +111,8 @@ pub struct OperationRecord {
     pub result_pointer: Option<String>,
     /// The result's hash, once completed.
     pub result_hash: Option<String>,
-    /// The taxonomy name of the error it failed with.
+    /// The taxonomy name of the error it failed with, as stored (read back with
+    /// [`ErrorKind::from_name`]; an unknown name is a corrupt record, reported when replayed).
     pub error: Option<String>,
     /// Who must decide an unresolved operation.
     pub owner: Option<String>,
@@ -203,17 +204,16 @@ pub trait Ledger: Send + Sync {
         };
         self.write(op, fence, write, now)
     }
-    /// In progress or accepted → failed with the taxonomy name `error_name` (not `Transient.*`:
-    /// a transient error is not an outcome, the lease runs out and a retry takes over).
+    /// In progress or accepted → failed with `error` (not `Transient.*`: a transient error is
+    /// not an outcome, the lease runs out and a retry takes over).
     fn fail(
         &self,
         op: &OperationId,
         fence: u64,
-        error_name: &str,
+        error: ErrorKind,
         now: i64,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        let error_name = error_name.to_string();
-        self.write(op, fence, Write::Fail { error_name }, now)
+        self.write(op, fence, Write::Fail { error }, now)
     }
     /// In progress or accepted → unresolved, with who decides and what they should do.
     fn mark_unresolved(
@@ -239,33 +239,12 @@ pub trait Ledger: Send + Sync {
     fn unresolved(&self) -> impl Future<Output = Result<Vec<OperationRecord>, Error>> + Send;
 }
 
-/// The error named `name` (a taxonomy name, as recorded by [`Ledger::fail`]) with `detail`.
-/// An unknown name is a corrupt record: [`Error::Internal`]. `Business.DocumentTooLarge` comes
-/// back without its sizes (0, 0): the name is what callers and the state machines match on.
-pub fn error_from_name(name: &str, detail: impl Into<String>) -> Error {
-    let d = detail.into();
-    match name {
-        "Transient.Dependency" => Error::Dependency(d),
-        "Transient.InProgress" => Error::InProgress(d),
-        "Business.DocumentInvalid" => Error::DocumentInvalid(d),
-        "Business.UnsupportedDocumentType" => Error::UnsupportedDocumentType(d),
-        "Business.DocumentTooLarge" => Error::DocumentTooLarge { size: 0, limit: 0 },
-        "Business.EmptyDocument" => Error::EmptyDocument,
-        "Business.BadKey" => Error::BadKey(d),
-        "Business.OcrFailed" => Error::OcrFailed(d),
-        "Ambiguous.OutcomeUnknown" => Error::OutcomeUnknown(d),
-        "Ambiguous.Unresolved" => Error::Unresolved(d),
-        "Conflict.ParametersChanged" => Error::ParametersChanged(d),
-        "Conflict.StaleVersion" => Error::StaleVersion(d),
-        "Conflict.FencedOut" => Error::FencedOut(d),
-        "Conflict.RetentionExpired" => Error::RetentionExpired(d),
-        "Business.ReviewNotFound" => Error::ReviewNotFound(d),
-        "Business.ReviewRejected" => Error::ReviewRejected(d),
-        "Conflict.AlreadyDecided" => Error::AlreadyDecided(d),
-        "Conflict.ReviewExpired" => Error::ReviewExpired(d),
-        "Fatal.BadInput" => Error::BadInput(d),
-        "Fatal.Internal" => Error::Internal(d),
-        other => Error::Internal(format!("unknown recorded error {other:?}: {d}")),
+/// The error recorded as `name` by [`Write::Fail`], with `detail`. An unknown name is a corrupt
+/// record: [`Error::Internal`].
+pub(crate) fn recorded_error(name: &str, detail: String) -> Error {
+    match ErrorKind::from_name(name) {
+        Some(kind) => kind.with_detail(detail),
+        None => Error::Internal(format!("unknown recorded error {name:?}: {detail}")),
     }
 }
 
@@ -305,8 +284,8 @@ pub fn decide_claim(
     match rec.status {
         LedgerStatus::Completed => Ok(Claimed::AlreadyDone(rec.clone())),
         LedgerStatus::Failed => {
-            let name = rec.error.as_deref().unwrap_or("Fatal.Internal");
-            Err(error_from_name(
+            let name = rec.error.as_deref().unwrap_or(ErrorKind::Internal.name());
+            Err(recorded_error(
                 name,
                 format!("operation {op} failed earlier with {name}"),
             ))
@@ -397,8 +376,8 @@ pub enum Write {
     },
     /// In progress or accepted → failed.
     Fail {
-        /// The taxonomy name.
-        error_name: String,
+        /// What it failed with (recorded by its name).
+        error: ErrorKind,
     },
     /// In progress or accepted → unresolved.
     MarkUnresolved {
@@ -446,7 +425,7 @@ impl Write {
             Write::Accept { job_id } => format!("accepted by provider as job {job_id}"),
             Write::Ambiguous => AMBIGUOUS_NOTE.to_string(),
             Write::Complete { result_hash, .. } => format!("completed, result hash {result_hash}"),
-            Write::Fail { error_name } => format!("failed with {error_name}"),
+            Write::Fail { error } => format!("failed with {error}"),
             Write::MarkUnresolved { owner, .. } => format!("unresolved, owner {owner}"),
         }
     }
@@ -466,7 +445,7 @@ impl Write {
                     rec.result_pointer.as_ref() == Some(result_pointer)
                         && rec.result_hash.as_ref() == Some(result_hash)
                 }
-                Write::Fail { error_name } => rec.error.as_ref() == Some(error_name),
+                Write::Fail { error } => rec.error.as_deref() == Some(error.name()),
                 Write::MarkUnresolved { owner, next_action } => {
                     rec.owner.as_ref() == Some(owner)
                         && rec.next_action.as_ref() == Some(next_action)
@@ -522,13 +501,9 @@ pub fn decide_write(
 /// error is not an outcome; the lease runs out and a retry takes over).
 pub fn check_write(op: &OperationId, write: &Write) -> Result<(), Error> {
     match write {
-        Write::Fail { error_name }
-            if error_from_name(error_name, "").family() == Family::Transient =>
-        {
-            Err(Error::Internal(format!(
-                "operation {op}: {error_name} is transient, not an outcome to record"
-            )))
-        }
+        Write::Fail { error } if error.family() == Family::Transient => Err(Error::Internal(
+            format!("operation {op}: {error} is transient, not an outcome to record"),
+        )),
         _ => Ok(()),
     }
 }
@@ -549,7 +524,7 @@ pub fn apply_write(rec: &mut OperationRecord, fence: u64, write: &Write, now: i6
             rec.result_pointer = Some(result_pointer.clone());
             rec.result_hash = Some(result_hash.clone());
         }
-        Write::Fail { error_name } => rec.error = Some(error_name.clone()),
+        Write::Fail { error } => rec.error = Some(error.name().to_string()),
         Write::MarkUnresolved { owner, next_action } => {
             rec.owner = Some(owner.clone());
             rec.next_action = Some(next_action.clone());

@@ -369,10 +369,10 @@ impl crate::ports::TaskCallback for MemoryCallback {
     async fn fail(
         &self,
         token: &crate::review::TaskToken,
-        error: &str,
+        error: crate::error::ErrorKind,
         _cause: &str,
     ) -> Result<(), Error> {
-        self.call(token, Err(error.to_string()))
+        self.call(token, Err(error.name().to_string()))
     }
 }
 

@@ -305,11 +305,12 @@ pub trait TaskCallback: Send + Sync {
         token: &crate::review::TaskToken,
         output: &Value,
     ) -> impl Future<Output = Result<(), Error>> + Send;
-    /// Fails the waiting Task with the taxonomy name `error`; errors as [`TaskCallback::succeed`].
+    /// Fails the waiting Task with `error` (its name is the Task's error); errors as
+    /// [`TaskCallback::succeed`].
     fn fail(
         &self,
         token: &crate::review::TaskToken,
-        error: &str,
+        error: crate::error::ErrorKind,
         cause: &str,
     ) -> impl Future<Output = Result<(), Error>> + Send;
 }

@@ -300,7 +300,7 @@ async fn failed_operation_replays_its_recorded_error_by_name() {
     let op = op("ocr");
     let fence = fence_of(&ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
     ledger
-        .fail(&op, fence, "Business.OcrFailed", T0 + 1)
+        .fail(&op, fence, ErrorKind::OcrFailed, T0 + 1)
         .await
         .unwrap();
 
@@ -316,7 +316,7 @@ async fn a_transient_error_is_not_recorded_as_a_failure() {
     let fence = fence_of(&ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
 
     let err = ledger
-        .fail(&op, fence, "Transient.Dependency", T0 + 1)
+        .fail(&op, fence, ErrorKind::Dependency, T0 + 1)
         .await
         .unwrap_err();
 
@@ -376,7 +376,7 @@ async fn writes_without_a_claim_or_after_the_end_are_fenced_out() {
     let unclaimed = ledger.accept(&op, 1, "job-1", T0).await.unwrap_err();
     let fence = fence_of(&ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
     ledger
-        .fail(&op, fence, "Business.OcrFailed", T0 + 1)
+        .fail(&op, fence, ErrorKind::OcrFailed, T0 + 1)
         .await
         .unwrap();
     let after_fail = ledger
@@ -464,12 +464,12 @@ fn decide_write_requires_the_holders_fence_and_a_status_it_moves_from() {
 }
 
 #[test]
-fn every_taxonomy_name_maps_back_to_itself() {
-    for name in crate::error::ALL_NAMES {
-        assert_eq!(error_from_name(name, "d").name(), *name);
+fn every_recorded_taxonomy_name_maps_back_to_itself() {
+    for kind in ErrorKind::ALL {
+        assert_eq!(recorded_error(kind.name(), "d".into()).name(), kind.name());
     }
     assert_eq!(
-        error_from_name("Nope.Nothing", "d").name(),
+        recorded_error("Nope.Nothing", "d".into()).name(),
         "Fatal.Internal"
     );
 }

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use super::{record, to_json_bytes, Context, RunInput};
 use crate::audit::AuditDraft;
-use crate::error::Family;
+use crate::error::{ErrorKind, Family};
 use crate::ids::{sha256_hex, OperationId};
 use crate::ledger::{
     ambiguous_attempts, decide_write, Claimed, Ledger, LedgerStatus, OperationRecord, Write,
@@ -168,7 +168,7 @@ async fn ambiguous<S: Store, L: Ledger>(
         from: RunStatus::Started,
         to: RunStatus::Unresolved,
         outputs: Default::default(),
-        error: Some("Ambiguous.Unresolved".into()),
+        error: Some(ErrorKind::Unresolved.name().into()),
     };
     let draft = AuditDraft::new(&ctx.actor, "ocr.unresolved", Some(&input.run_id))
         .operation(&op)
@@ -200,7 +200,7 @@ async fn fail_run<S: Store, L: Ledger>(
     error: Error,
 ) -> Error {
     let write = Write::Fail {
-        error_name: error.name().into(),
+        error: error.kind(),
     };
     let run = Change::SetRunStatus {
         run_id: input.run_id.clone(),

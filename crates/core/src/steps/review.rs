@@ -19,6 +19,7 @@ use serde_json::json;
 
 use super::{record, Context, RunInput};
 use crate::audit::AuditDraft;
+use crate::error::ErrorKind;
 use crate::extract::FieldName;
 use crate::ids::OperationId;
 use crate::ports::{BlobStore, Change, ObjectRef, RunStatus, Store, TaskCallback};
@@ -171,7 +172,7 @@ pub async fn decide<S: Store, R: ReviewStore, C: TaskCallback>(
         None => {
             let cause = format!("rejected by reviewer {}", recorded_decision.reviewer.id);
             callback
-                .fail(&token, "Business.ReviewRejected", &cause)
+                .fail(&token, ErrorKind::ReviewRejected, &cause)
                 .await
         }
     };
@@ -1278,7 +1279,12 @@ mod tests {
             self.inner.succeed(token, output).await
         }
 
-        async fn fail(&self, token: &TaskToken, error: &str, cause: &str) -> Result<(), Error> {
+        async fn fail(
+            &self,
+            token: &TaskToken,
+            error: ErrorKind,
+            cause: &str,
+        ) -> Result<(), Error> {
             self.unavailable()?;
             self.inner.fail(token, error, cause).await
         }

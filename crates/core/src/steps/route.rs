@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use super::review::Reviewed;
 use super::{record, to_json_bytes, Context, RunInput};
 use crate::audit::AuditDraft;
+use crate::error::ErrorKind;
 use crate::ids::{sha256_hex, OperationId};
 use crate::ports::{BlobStore, Change, DocumentRecord, ObjectRef, Refused, RunStatus, Store};
 use crate::validate::{Decision, ValidationReport};
@@ -213,7 +214,7 @@ pub async fn reject<S: Store>(store: &S, ctx: &Context, input: &RunInput) -> Res
         from: RunStatus::AwaitingReview,
         to: RunStatus::Rejected,
         outputs: BTreeMap::new(),
-        error: Some("Business.ReviewRejected".into()),
+        error: Some(ErrorKind::ReviewRejected.name().into()),
     };
     let draft = AuditDraft::new(&ctx.actor, "run.rejected", Some(&input.run_id)).operation(&op);
     // Refused: the run already left `awaiting_review`.

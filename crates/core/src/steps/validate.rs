@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::{record, to_json_bytes, Context, RunInput};
 use crate::audit::AuditDraft;
+use crate::error::ErrorKind;
 use crate::extract::extract;
 use crate::ids::{sha256_hex, OperationId};
 use crate::ocr::OcrDocument;
@@ -67,7 +68,8 @@ pub async fn run<B: BlobStore, S: Store>(
             from: RunStatus::Started,
             to,
             outputs: [("validation".to_string(), target.to_string())].into(),
-            error: (to == RunStatus::Invalid).then(|| "Business.DocumentInvalid".to_string()),
+            error: (to == RunStatus::Invalid)
+                .then(|| ErrorKind::DocumentInvalid.name().to_string()),
         })
         .into_iter()
         .collect();
