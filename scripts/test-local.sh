@@ -24,7 +24,10 @@ cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
 
 echo "test-local: deploying the stack to LocalStack" >&2
 scripts/package.sh --target local
-# Review tasks time out after 45 s here, so that the escalation test does not wait days.
+# First as `make demo` deploys (the template's 3-day review wait), then as the tests need it
+# (45 s, so that the escalation test does not wait days): every run thus redeploys a changed
+# substituted parameter, and tests/pipeline/deploy.rs checks that new executions run on it.
+scripts/deploy.sh --local >/dev/null
 REVIEW_TIMEOUT_SECONDS=45 scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2

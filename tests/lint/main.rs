@@ -2,6 +2,8 @@
 //! the error taxonomy of `docket_core::error`. No AWS needed (LocalStack's
 //! ValidateStateMachineDefinition is checked in the pipeline tests).
 
+mod template;
+
 use std::path::PathBuf;
 
 use docket_core::error::ErrorKind;

@@ -1,0 +1,97 @@
+//! Deploys reach executions: a stack update that changes only a parameter substituted into the
+//! state machine definition publishes a new version, the alias routes to it, and a new execution
+//! started through the alias runs on the new value.
+//!
+//! `scripts/test-local.sh` deploys the stack twice before these tests, first with the template's
+//! review wait (as `make demo` does) and then with `REVIEW_TIMEOUT_SECONDS=45`: so the stack
+//! under test has always just been updated in exactly that parameter.
+
+use aws_sdk_sfn::types::ExecutionStatus;
+use docket_e2e::stack::Stack;
+use docket_e2e::util;
+
+/// The stack's current value of `name`, read from CloudFormation (the stack is the one whose
+/// outputs the tests use: found by its alias ARN output).
+async fn stack_parameter(stack: &Stack, name: &str) -> String {
+    let cfn = aws_sdk_cloudformation::Client::new(&util::aws().await);
+    let alias = stack.out("StateMachineAliasArn");
+    let stacks = cfn.describe_stacks().send().await.expect("describe stacks");
+    let ours = stacks
+        .stacks()
+        .iter()
+        .find(|s| s.outputs().iter().any(|o| o.output_value() == Some(alias)))
+        .unwrap_or_else(|| panic!("no stack has the output {alias}"));
+    ours.parameters()
+        .iter()
+        .find(|p| p.parameter_key() == Some(name))
+        .and_then(|p| p.parameter_value())
+        .unwrap_or_else(|| panic!("stack {:?} has no parameter {name}", ours.stack_name()))
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_new_execution_through_the_alias_runs_on_the_redeployed_review_wait() {
+    // Given the stack as test-local.sh left it: redeployed with a 45 s review wait.
+    let stack = Stack::load().await;
+    let wait = stack_parameter(&stack, "ReviewTimeoutSeconds").await;
+    assert_eq!(
+        wait, "45",
+        "test-local.sh deploys REVIEW_TIMEOUT_SECONDS=45 last"
+    );
+
+    // When an execution starts through the alias (its input fails the first state at once: no
+    // Lambda runs, nothing is written).
+    let alias = stack.out("StateMachineAliasArn");
+    let started = stack
+        .sfn
+        .start_execution()
+        .state_machine_arn(alias)
+        .name(util::unique("deploy-check"))
+        .input("{}")
+        .send()
+        .await
+        .expect("start through the alias");
+    let execution = started.execution_arn();
+
+    // Then it ran on a version whose definition carries the stack's current value...
+    let described = stack
+        .sfn
+        .describe_execution()
+        .execution_arn(execution)
+        .send()
+        .await
+        .expect("describe execution");
+    let version = described
+        .state_machine_version_arn()
+        .expect("an execution through an alias runs on a version");
+    let definition = stack
+        .sfn
+        .describe_state_machine()
+        .state_machine_arn(version)
+        .send()
+        .await
+        .expect("describe version")
+        .definition()
+        .to_string();
+    let substituted = format!("States.StringToJson('{wait}')");
+    assert!(
+        definition.contains(&substituted),
+        "execution {execution} ran on {version}, whose definition does not wait {wait} s \
+         (the alias still routes to a version published before the last deploy)"
+    );
+    // ...and that version is the one the stack published last (the alias follows it).
+    assert_eq!(
+        Some(version),
+        Some(stack.out("StateMachineVersionArn")),
+        "the alias routes to another version than the stack's"
+    );
+
+    if described.status() == &ExecutionStatus::Running {
+        let _ = stack
+            .sfn
+            .stop_execution()
+            .execution_arn(execution)
+            .send()
+            .await;
+    }
+}
