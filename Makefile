@@ -8,11 +8,14 @@ export LOCALSTACK_PORT
 # deploy / deploy-local: STACK (default docket-$(STAGE)), REGION (AWS: the CLI's region), STAGE (dev).
 STACK ?=
 REGION ?=
+CARGO_DENY_VERSION := 0.20.2
+# Where cargo-deny keeps the RustSec advisory database (its default).
+ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
-        build package-local deploy-local deploy cfn-lint lint-python
+        build package-local deploy-local deploy cfn-lint lint-python deny
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -56,15 +59,27 @@ lint-python: ## ruff, ruff format --check and mypy on infra/localstack (tools pi
 	@cmp -s infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements || { .venv/bin/pip install --quiet -c infra/localstack/constraints.txt -r infra/localstack/requirements-dev.txt && cp infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements; }
 	cd infra/localstack && ../../.venv/bin/ruff check . && ../../.venv/bin/ruff format --check . && ../../.venv/bin/mypy
 
-lint: setup cfn-lint lint-python ## rustfmt --check, clippy -D warnings, cfn-lint, lint-python
+# The advisory database is a git repository on GitHub; where it cannot be fetched, the copy on disk
+# (if any) is used and said to be stale, and without one the advisories are skipped, loudly.
+# `cargo deny check bans` shows which crates pull each duplicate version.
+deny: ## cargo-deny (deny.toml): licenses, bans, sources; advisories when the RustSec database is at hand
+	@cargo deny --version 2>/dev/null | grep -qx 'cargo-deny $(CARGO_DENY_VERSION)' || cargo install --locked cargo-deny@$(CARGO_DENY_VERSION)
+	cargo deny --locked check --hide-inclusion-graph licenses bans sources
+	@if cargo deny --locked fetch db 2>/dev/null; then cargo deny --locked --offline check advisories; \
+	elif ls -d $(ADVISORY_DBS)/*/crates >/dev/null 2>&1; then \
+	  echo "deny: the advisory database could not be fetched; checking against the stale copy in $(ADVISORY_DBS)" >&2; \
+	  cargo deny --locked --offline check advisories; \
+	else echo "deny: advisories NOT checked: the RustSec advisory database could not be fetched" >&2; fi
+
+lint: setup cfn-lint lint-python deny ## rustfmt --check, clippy -D warnings, cfn-lint, lint-python, deny
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets --locked -- -D warnings
 
 test-unit: setup ## unit tests (no AWS needed)
 	scripts/localstack.sh install
 	cd infra/localstack && ../../.venv/bin/python -m unittest discover -s tests
-	cargo test --workspace --lib --bins
-	cargo test -p docket-e2e --test lint
+	cargo test --workspace --lib --bins --locked
+	cargo test -p docket-e2e --test lint --locked
 
 test-local: setup ## end-to-end tests against LocalStack (starts and stops it)
 	scripts/test-local.sh

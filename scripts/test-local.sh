@@ -10,7 +10,7 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECR
   AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 
 echo "test-local: building the tests before LocalStack starts" >&2
-cargo test --workspace --no-run --quiet
+cargo test --workspace --no-run --quiet --locked
 
 started=""
 if ! scripts/localstack.sh status >/dev/null 2>&1; then
