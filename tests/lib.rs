@@ -1,3 +1,25 @@
-//! Helpers shared by the end-to-end test binaries (`localaws`, `pipeline`) and benches.
+//! The end-to-end tests of docket against local AWS (LocalStack), and what they share.
+//!
+//! Layout: one test binary per area, each a `main.rs` with one module per subject (as ripgrep's
+//! `tests/`); what more than one binary needs lives in this library.
+//!
+//! - `localaws/`: what our LocalStack extension must emulate (DynamoDB, Lambda as processes,
+//!   Textract, the Chaos API, CloudFormation's Step Functions versions, SDK fault injection).
+//! - `pipeline/`: documents through the deployed stack, end to end.
+//! - `soak/`: Chaos-API throttling bursts and a 100-document soak with mixed faults (one test at
+//!   a time, after `pipeline/`).
+//! - `lint/`: the state machines and the template as data; no AWS.
+//! - `benches/`: figures, not pass/fail (`make bench`, `make bench-local`).
+//! - `examples/samples.rs`: the sample documents of `make demo`.
+//! - `testfn/`: a tiny Lambda for the executor tests; `fixtures/`: real event JSON.
+//!
+//! The library: [`util`] (SDK config for LocalStack, unique names, the Chaos API, workspace
+//! builds), [`stack`] (the deployed stack's outputs, clients, waits and reads), [`reviewers`]
+//! (assumed reviewer sessions and the `docket` CLI), [`function`] (the test function deployed to
+//! the local Lambda), [`render`] (documents from known text).
 
+pub mod function;
 pub mod render;
+pub mod reviewers;
+pub mod stack;
+pub mod util;

@@ -7,11 +7,13 @@ use std::time::{Duration, Instant};
 use docket_core::ids::DocumentId;
 use serde_json::Value;
 
-use crate::stack::{invoice_pdf, s, Stack, RUN_DEADLINE};
+use crate::stack::{invoice_lines, invoice_pdf, outputs_path, s, Stack, RUN_DEADLINE};
 use crate::util;
 
 /// Credentials of a role session, as environment variables for the CLI.
 pub struct Session {
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`; empty for the
+    /// operator (the CLI then uses the environment's credentials).
     pub env: Vec<(&'static str, String)>,
 }
 
@@ -48,18 +50,6 @@ pub fn docket_bin() -> std::path::PathBuf {
     exe.parent().unwrap().parent().unwrap().join("docket")
 }
 
-fn outputs_path() -> String {
-    std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
-        let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
-            util::workspace_root()
-                .join(".localstack")
-                .to_string_lossy()
-                .into_owned()
-        });
-        format!("{dir}/stack-outputs.json")
-    })
-}
-
 /// Runs `docket <args> --output json` as `session`.
 pub async fn docket(session: &Session, args: &[&str]) -> Output {
     let mut cmd = tokio::process::Command::new(docket_bin());
@@ -74,6 +64,7 @@ pub async fn docket(session: &Session, args: &[&str]) -> Output {
     cmd.output().await.expect("run the docket CLI")
 }
 
+/// The CLI's JSON output (panics with its stdout and stderr if it is not JSON).
 pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -86,14 +77,11 @@ pub fn json_of(out: &Output) -> Value {
 
 /// An invoice whose date reads both ways: validation asks for a person.
 pub fn ambiguous_invoice(number: &str, total: &str) -> Vec<u8> {
-    invoice_pdf(&[
-        "Northwind Traders Ltd".to_string(),
-        "INVOICE".into(),
-        format!("Invoice No: {number}"),
-        "Invoice Date: 03/04/2026".into(),
-        "Widgets 10 x 12.50".into(),
-        format!("Total: EUR {total}"),
-    ])
+    let mut lines = invoice_lines(number, total);
+    for line in lines.iter_mut().filter(|l| l.starts_with("Invoice Date:")) {
+        *line = "Invoice Date: 03/04/2026".into();
+    }
+    invoice_pdf(&lines)
 }
 
 /// Uploads a document that needs review and waits until its task is listed for `session`.
@@ -128,6 +116,7 @@ pub async fn pending_task(stack: &Stack, tenant: &str, session: &Session) -> (Do
     }
 }
 
+/// Waits until the document has a run in status `want` (bounded); returns its run id.
 pub async fn wait_for_status(stack: &Stack, document: &DocumentId, want: &str) -> String {
     let deadline = Instant::now() + RUN_DEADLINE;
     loop {

@@ -1,20 +1,23 @@
 //! The deployed stack under test: its outputs (written by `scripts/deploy.sh --local`), clients,
 //! and the waits and reads the tests share.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use docket_aws::dynamodb::Tables;
 use docket_core::audit::{verify, AuditEntry};
 use docket_core::ids::{DocumentId, Tenant};
 use serde_json::Value;
 
-use crate::util;
+use crate::{render, util};
 
 /// How long a document may take through the pipeline before a test gives up.
 pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
 
+/// The deployed stack: its outputs and clients for it.
 pub struct Stack {
+    /// The stack's outputs by name (`RawBucket`, `RunsTable`, ...).
     pub outputs: BTreeMap<String, String>,
     pub s3: aws_sdk_s3::Client,
     pub sfn: aws_sdk_sfn::Client,
@@ -24,23 +27,14 @@ pub struct Stack {
 }
 
 impl Stack {
-    /// Reads the outputs of the deployed stack (`DOCKET_STACK_OUTPUTS`, else
-    /// `$DOCKET_LOCAL_DIR/stack-outputs.json`, else `.localstack/stack-outputs.json`).
+    /// Reads the outputs of the deployed stack (from [`outputs_path`]).
     pub async fn load() -> Stack {
         Self::load_with(util::aws().await)
     }
 
     /// [`Stack::load`] with clients built from `cfg` (e.g. with more retries, under chaos).
     pub fn load_with(cfg: aws_config::SdkConfig) -> Stack {
-        let path = std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
-            let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
-                util::workspace_root()
-                    .join(".localstack")
-                    .to_string_lossy()
-                    .into_owned()
-            });
-            format!("{dir}/stack-outputs.json")
-        });
+        let path = outputs_path();
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{path}: {e}; deploy first (make deploy-local)"));
         let outputs = serde_json::from_str(&text).expect("outputs JSON");
@@ -54,10 +48,35 @@ impl Stack {
         }
     }
 
+    /// The stack output `name`.
     pub fn out(&self, name: &str) -> &str {
         self.outputs
             .get(name)
             .unwrap_or_else(|| panic!("stack output {name} missing"))
+    }
+
+    /// The stack's tables, as the adapters name them.
+    pub fn tables(&self) -> Tables {
+        Tables {
+            runs: self.out("RunsTable").into(),
+            documents: self.out("DocumentsTable").into(),
+            audit: self.out("AuditTable").into(),
+            checkpoints: self.out("AuditCheckpointsTable").into(),
+            ledger: self.out("LedgerTable").into(),
+        }
+    }
+
+    /// The item of the table named by stack output `table` whose key `key` is `value` (a
+    /// consistent read; it must exist).
+    pub async fn item(
+        &self,
+        table: &str,
+        key: &str,
+        value: &str,
+    ) -> HashMap<String, AttributeValue> {
+        util::get_item(&self.dynamodb, self.out(table), key, value)
+            .await
+            .unwrap_or_else(|| panic!("no item {key}={value} in {table}"))
     }
 
     /// Uploads to the raw bucket; returns the version id.
@@ -227,10 +246,20 @@ impl Stack {
         }
     }
 
-    /// A JSON object from a bucket named by stack output `bucket_output`.
+    /// The JSON object at an `s3://bucket/key` pointer.
     pub async fn json(&self, pointer: &str) -> Value {
+        serde_json::from_slice(&self.object_at(pointer).await).unwrap()
+    }
+
+    /// The bytes at an `s3://bucket/key` pointer.
+    pub async fn object_at(&self, pointer: &str) -> Vec<u8> {
         let rest = pointer.strip_prefix("s3://").expect("s3 pointer");
         let (bucket, key) = rest.split_once('/').unwrap();
+        self.object(bucket, key).await
+    }
+
+    /// The bytes of an object (its current version).
+    pub async fn object(&self, bucket: &str, key: &str) -> Vec<u8> {
         let out = self
             .s3
             .get_object()
@@ -238,8 +267,8 @@ impl Stack {
             .key(key)
             .send()
             .await
-            .unwrap_or_else(|e| panic!("{pointer}: {e:?}"));
-        serde_json::from_slice(&out.body.collect().await.unwrap().into_bytes()).unwrap()
+            .unwrap_or_else(|e| panic!("s3://{bucket}/{key}: {e:?}"));
+        out.body.collect().await.unwrap().into_bytes().to_vec()
     }
 
     /// Keys under a prefix of a bucket.
@@ -272,6 +301,20 @@ pub fn tenant() -> String {
     util::unique("t").to_lowercase()
 }
 
+/// Where `scripts/deploy.sh --local` wrote the stack's outputs: `DOCKET_STACK_OUTPUTS`, else
+/// `$DOCKET_LOCAL_DIR/stack-outputs.json`, else `.localstack/stack-outputs.json`.
+pub fn outputs_path() -> String {
+    std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
+        let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
+            util::workspace_root()
+                .join(".localstack")
+                .to_string_lossy()
+                .into_owned()
+        });
+        format!("{dir}/stack-outputs.json")
+    })
+}
+
 /// An invoice page with known fields.
 pub fn invoice_lines(number: &str, total: &str) -> Vec<String> {
     vec![
@@ -287,5 +330,5 @@ pub fn invoice_lines(number: &str, total: &str) -> Vec<String> {
 /// The invoice as a one-page PDF.
 pub fn invoice_pdf(lines: &[String]) -> Vec<u8> {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    docket_e2e::render::pdf(&[&lines])
+    render::pdf(&[&lines])
 }

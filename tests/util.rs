@@ -1,9 +1,13 @@
-//! Shared helpers: SDK configuration for LocalStack, unique names, the Chaos API.
+//! What every test binary needs: SDK configuration for LocalStack, unique names, the Chaos API,
+//! and the workspace's paths and builds.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde_json::Value;
 
 /// The LocalStack endpoint the tests talk to (`AWS_ENDPOINT_URL`, default 127.0.0.1:4566).
 pub fn endpoint() -> String {
@@ -38,6 +42,37 @@ pub fn s3(config: &SdkConfig) -> aws_sdk_s3::Client {
         .force_path_style(true)
         .build();
     aws_sdk_s3::Client::from_conf(conf)
+}
+
+/// Sends `body` to LocalStack's Chaos API (`/_localstack/chaos/<path>`, e.g. `faults` to add,
+/// remove or set fault rules); panics unless it answers with success.
+pub async fn chaos(method: reqwest::Method, path: &str, body: &Value) -> reqwest::Response {
+    let response = reqwest::Client::new()
+        .request(method, format!("{}/_localstack/chaos/{path}", endpoint()))
+        .json(body)
+        .send()
+        .await
+        .expect("chaos endpoint reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+    response
+}
+
+/// The item of `table` whose string key `key` is `value` (a consistent read).
+pub async fn get_item(
+    client: &aws_sdk_dynamodb::Client,
+    table: &str,
+    key: &str,
+    value: &str,
+) -> Option<HashMap<String, AttributeValue>> {
+    client
+        .get_item()
+        .table_name(table)
+        .key(key, AttributeValue::S(value.to_string()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("GetItem {table} {key}={value}: {e:?}"))
+        .item
 }
 
 /// A name no other test (or earlier run against the same LocalStack) uses.

@@ -6,23 +6,18 @@
 //! "init" is the executor's own spawn -> first `next` time, read from the REPORT line's
 //! `Init Duration` (LogType=Tail); "round trip" is what the SDK client sees.
 
-#[allow(dead_code, unused_imports)]
-#[path = "../localaws/lambda.rs"]
-mod lambda;
-#[allow(dead_code)]
-#[path = "../localaws/util.rs"]
-mod util;
-
 use std::time::{Duration, Instant};
 
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::{Environment, LastUpdateStatus, LogType};
+use docket_e2e::function::Function;
+use docket_e2e::util;
 
 const WARM_INVOKES: usize = 200;
 const COLD_STARTS: usize = 10;
 
 /// One invoke with the log tail: (round trip, Init Duration from REPORT if this was a cold start).
-async fn timed_invoke(f: &lambda::Function) -> (Duration, Option<f64>) {
+async fn timed_invoke(f: &Function) -> (Duration, Option<f64>) {
     let started = Instant::now();
     let out = f
         .client
@@ -35,7 +30,8 @@ async fn timed_invoke(f: &lambda::Function) -> (Duration, Option<f64>) {
         .expect("invoke");
     let took = started.elapsed();
     assert!(out.function_error().is_none(), "invoke failed: {out:?}");
-    let tail = base64_decode(out.log_result().unwrap_or_default());
+    let tail = aws_smithy_types::base64::decode(out.log_result().unwrap_or_default())
+        .expect("the log tail is base64");
     let init = String::from_utf8_lossy(&tail)
         .lines()
         .filter(|l| l.starts_with("REPORT"))
@@ -43,29 +39,6 @@ async fn timed_invoke(f: &lambda::Function) -> (Duration, Option<f64>) {
         .find_map(|field| field.strip_prefix("Init Duration: "))
         .and_then(|v| v.trim_end_matches(" ms").parse().ok());
     (took, init)
-}
-
-fn base64_decode(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
-    sextets
-        .chunks(4)
-        .flat_map(|c| {
-            let n = c
-                .iter()
-                .enumerate()
-                .fold(0u32, |acc, (i, s)| acc | (u32::from(*s) << (18 - 6 * i)));
-            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-            bytes.into_iter().take(c.len().saturating_sub(1))
-        })
-        .collect()
 }
 
 fn ms(d: Duration) -> f64 {
@@ -93,7 +66,7 @@ fn summary(name: &str, mut values: Vec<f64>, target_ms: f64) {
 #[tokio::main]
 async fn main() {
     let config = util::aws().await;
-    let f = lambda::Function::deploy(&config, 10, &[("DOCKET_BENCH", "0")]).await;
+    let f = Function::deploy(&config, 10, &[("DOCKET_BENCH", "0")]).await;
 
     let mut cold_round_trip = Vec::new();
     let mut cold_init = Vec::new();

@@ -12,20 +12,11 @@
 //! 4. twenty documents dropped at once: wall time until the last execution ends, and the share
 //!    of execution time spent in OCR (StartOcr entered → Validate entered).
 
-#[allow(dead_code)]
-#[path = "../pipeline/reviewers.rs"]
-mod reviewers;
-#[allow(dead_code)]
-#[path = "../pipeline/stack.rs"]
-mod stack;
-#[allow(dead_code)]
-#[path = "../localaws/util.rs"]
-mod util;
-
 use std::time::Instant;
 
 use aws_sdk_sfn::types::HistoryEvent;
-use stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::reviewers;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 const POLL_LOOP: &[&str] = &["WaitForOcr", "PollOcr", "OcrDone?", "CountPoll"];
 

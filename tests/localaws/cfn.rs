@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_cloudformation::types::{Output, Stack, StackStatus};
 use aws_sdk_sfn::types::ExecutionStatus;
+use docket_e2e::util;
 use serde_json::{json, Value};
-
-use crate::util;
 
 const WAIT: Duration = Duration::from_secs(90);
 

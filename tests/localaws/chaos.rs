@@ -3,40 +3,25 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
+use docket_e2e::util;
+use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::{dynamodb, util};
+use crate::dynamodb;
 
 async fn post(path: &str, body: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(format!("{}/_localstack/chaos/{path}", util::endpoint()))
-        .json(&body)
-        .send()
-        .await
-        .expect("chaos endpoint reachable");
-    assert!(response.status().is_success(), "{:?}", response.status());
+    let response = util::chaos(Method::POST, path, &body).await;
     response.json().await.unwrap()
 }
 
 /// Removes exactly `rules` (other tests' rules stay).
 async fn delete(rules: Value) {
-    let response = reqwest::Client::new()
-        .delete(format!("{}/_localstack/chaos/faults", util::endpoint()))
-        .json(&rules)
-        .send()
-        .await
-        .unwrap();
-    assert!(response.status().is_success());
+    util::chaos(Method::DELETE, "faults", &rules).await;
 }
 
+/// Adds `rules`; returns every active rule.
 async fn patch(rules: Value) -> Value {
-    let response = reqwest::Client::new()
-        .patch(format!("{}/_localstack/chaos/faults", util::endpoint()))
-        .json(&rules)
-        .send()
-        .await
-        .unwrap();
-    assert!(response.status().is_success());
+    let response = util::chaos(Method::PATCH, "faults", &rules).await;
     response.json().await.unwrap()
 }
 
@@ -220,8 +205,8 @@ async fn faults_apply_to_the_calls_step_functions_makes_for_its_sdk_integrations
 async fn faults_apply_to_the_lambda_invocations_step_functions_makes() {
     const REGION: &str = "ap-south-1";
     let config = util::aws_in(REGION).await;
-    let function = crate::lambda::Function::deploy(&config, 10, &[]).await;
-    let invoke = |f: &crate::lambda::Function| json!({"FunctionName": f.arn.clone(), "Payload": {"echo": "hi"}});
+    let function = docket_e2e::function::Function::deploy(&config, 10, &[]).await;
+    let invoke = |f: &docket_e2e::function::Function| json!({"FunctionName": f.arn.clone(), "Payload": {"echo": "hi"}});
     let rule = json!([{
         "service": "lambda", "operation": "Invoke", "region": REGION,
         "error": {"statusCode": 429, "code": "TooManyRequestsException"}

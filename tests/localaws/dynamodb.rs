@@ -7,8 +7,7 @@ use aws_sdk_dynamodb::types::{
     TransactWriteItem,
 };
 use aws_sdk_dynamodb::Client;
-
-use crate::util;
+use docket_e2e::util;
 
 /// A table keyed by `pk` with a GSI on `tenant`, created fresh for one test.
 pub async fn table(client: &Client, prefix: &str) -> String {
@@ -52,6 +51,23 @@ pub async fn table(client: &Client, prefix: &str) -> String {
     name
 }
 
+/// Turns TTL on for `attribute` of `table`.
+pub async fn enable_ttl(client: &Client, table: &str, attribute: &str) {
+    client
+        .update_time_to_live()
+        .table_name(table)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .enabled(true)
+                .attribute_name(attribute)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .expect("enable TTL");
+}
+
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_string())
 }
@@ -80,16 +96,7 @@ async fn conditional_put_on_an_existing_key_is_refused_and_keeps_the_first_item(
             .is_some_and(|e| e.is_conditional_check_failed_exception()),
         "{err:?}"
     );
-    let item = client
-        .get_item()
-        .table_name(&table)
-        .key("pk", s("op-1"))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let item = util::get_item(&client, &table, "pk", "op-1").await.unwrap();
     assert_eq!(item["owner"], s("first"));
 }
 
@@ -160,19 +167,7 @@ async fn gsi_query_and_ttl_setting_work() {
             .await
             .unwrap();
     }
-    client
-        .update_time_to_live()
-        .table_name(&table)
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .enabled(true)
-                .attribute_name("expiresAt")
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("enable TTL");
+    enable_ttl(&client, &table, "expiresAt").await;
 
     let acme = client
         .query()

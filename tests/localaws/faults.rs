@@ -15,10 +15,10 @@ use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::errors::{classify, classify_effect};
 use docket_aws::faults::{Faults, Rule, Surface};
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::ports::{Change, ObjectRef, RunRecord, RunStatus, Store};
+use docket_core::ports::ObjectRef;
+use docket_core::ports::{Change, RunRecord, RunStatus, Store};
 use docket_core::Error;
-
-use crate::util;
+use docket_e2e::util;
 
 /// An S3 client with `faults` installed and at most `attempts` attempts per call.
 fn s3_with(config: &SdkConfig, faults: &Faults, attempts: u32) -> aws_sdk_s3::Client {

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-    TimeToLiveSpecification,
 };
 use aws_sdk_dynamodb::Client;
 use docket_aws::ledger::DynamoLedger;
@@ -15,10 +14,12 @@ use docket_core::error::ErrorKind;
 use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
 use docket_core::ledger::{Claimed, LeaseRules, Ledger, LedgerStatus};
 use docket_core::{Error, Family};
+use docket_e2e::util;
+use reqwest::Method;
 use serde_json::json;
 
-use crate::requests::Requests;
-use crate::util;
+use crate::dynamodb::enable_ttl;
+use crate::requests::{counting_client, Requests};
 
 const RULES: LeaseRules = LeaseRules {
     lease_seconds: 60,
@@ -61,26 +62,10 @@ async fn fixture_in(region: &str) -> Fixture {
         .send()
         .await
         .expect("create ledger table");
-    client
-        .update_time_to_live()
-        .table_name(&table)
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .enabled(true)
-                .attribute_name("expiresAt")
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("enable TTL");
-    let requests = Requests::default();
-    let conf = aws_sdk_dynamodb::config::Builder::from(&config)
-        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
-        .interceptor(requests.clone())
-        .build();
+    enable_ttl(&client, &table, "expiresAt").await;
+    let (counted, requests) = counting_client(&config);
     Fixture {
-        ledger: DynamoLedger::new(Client::from_conf(conf), &table),
+        ledger: DynamoLedger::new(counted, &table),
         requests,
         client,
         table,
@@ -385,19 +370,6 @@ async fn claim_past_retention_is_refused_until_an_operator_decides() {
     );
 }
 
-async fn chaos(method: reqwest::Method, rules: &serde_json::Value) {
-    let response = reqwest::Client::new()
-        .request(
-            method,
-            format!("{}/_localstack/chaos/faults", util::endpoint()),
-        )
-        .json(rules)
-        .send()
-        .await
-        .expect("chaos endpoint reachable");
-    assert!(response.status().is_success(), "{:?}", response.status());
-}
-
 #[tokio::test]
 async fn store_errors_are_transient_and_leave_no_claim_behind() {
     // A region of its own, so the fault cannot touch the other tests.
@@ -409,9 +381,9 @@ async fn store_errors_are_transient_and_leave_no_claim_behind() {
         "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}
     }]);
 
-    chaos(reqwest::Method::PATCH, &rule).await;
+    util::chaos(Method::PATCH, "faults", &rule).await;
     let during = f.ledger.claim(&op, "p1", T0, &RULES).await;
-    chaos(reqwest::Method::DELETE, &rule).await;
+    util::chaos(Method::DELETE, "faults", &rule).await;
     let stored = f
         .client
         .get_item()

@@ -12,4 +12,3 @@ mod ledger;
 mod requests;
 mod review;
 mod textract;
-mod util;

@@ -16,15 +16,16 @@ use docket_aws::review::{DynamoReviewStore, BY_TENANT, INDEX_ATTRIBUTES, KEY, TO
 use docket_core::extract::FieldName;
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::ports::ObjectRef;
+use docket_core::review::TaskToken;
 use docket_core::review::{
     task_id_for, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal, ReviewDecision,
-    ReviewField, ReviewStatus, ReviewStore, ReviewTask, Reviewer, TaskToken, Verdict,
+    ReviewField, ReviewStatus, ReviewStore, ReviewTask, Reviewer, Verdict,
 };
 use docket_core::validate::Reason;
 use docket_core::Error;
+use docket_e2e::util;
 
-use crate::requests::Requests;
-use crate::util;
+use crate::requests::{counting_client, Requests};
 
 struct Fixture {
     config: SdkConfig,
@@ -82,13 +83,9 @@ async fn fixture() -> Fixture {
         .send()
         .await
         .expect("create review table");
-    let requests = Requests::default();
-    let conf = aws_sdk_dynamodb::config::Builder::from(&config)
-        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
-        .interceptor(requests.clone())
-        .build();
+    let (counted, requests) = counting_client(&config);
     Fixture {
-        store: DynamoReviewStore::from_client(Client::from_conf(conf), &table),
+        store: DynamoReviewStore::from_client(counted, &table),
         config,
         requests,
         client,

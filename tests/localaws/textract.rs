@@ -15,8 +15,7 @@ use aws_sdk_textract::types::{
 };
 
 use docket_e2e::render::{pdf, png_of};
-
-use crate::util;
+use docket_e2e::util;
 
 const INVOICE_PAGE: &[&str] = &["INVOICE", "Number INV-2026-0042", "Total 1234.56 EUR"];
 const SECOND_PAGE: &[&str] = &["CONTINUED", "Delivery 2026-12-01"];

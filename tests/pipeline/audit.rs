@@ -4,29 +4,19 @@
 use std::sync::OnceLock;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::dynamodb::DynamoStore;
 use docket_core::audit::AuditDraft;
 use docket_core::config::PipelineConfig;
 use docket_core::ids::DocumentId;
 use docket_core::ports::Store;
 use docket_core::steps::{record, Clock, Context, Layout};
 use docket_core::Error;
+use docket_e2e::stack::{outputs_path, Stack};
+use docket_e2e::util;
 use serde_json::Value;
 
-use crate::stack::Stack;
-use crate::util;
-
 fn store(stack: &Stack, sdk: &aws_config::SdkConfig) -> DynamoStore {
-    DynamoStore::new(
-        sdk,
-        Tables {
-            runs: stack.out("RunsTable").into(),
-            documents: stack.out("DocumentsTable").into(),
-            audit: stack.out("AuditTable").into(),
-            checkpoints: stack.out("AuditCheckpointsTable").into(),
-            ledger: stack.out("LedgerTable").into(),
-        },
-    )
+    DynamoStore::new(sdk, stack.tables())
 }
 
 fn ctx() -> Context {
@@ -61,15 +51,7 @@ async fn chain(stack: &Stack, n: usize) -> DocumentId {
 fn verify(document: &DocumentId) -> (bool, Option<u64>) {
     static DOCKET: OnceLock<std::path::PathBuf> = OnceLock::new();
     let docket = DOCKET.get_or_init(|| util::cargo_build("docket-cli", "docket"));
-    let outputs = std::env::var("DOCKET_STACK_OUTPUTS").unwrap_or_else(|_| {
-        let dir = std::env::var("DOCKET_LOCAL_DIR").unwrap_or_else(|_| {
-            util::workspace_root()
-                .join(".localstack")
-                .to_string_lossy()
-                .into()
-        });
-        format!("{dir}/stack-outputs.json")
-    });
+    let outputs = outputs_path();
     let out = std::process::Command::new(docket)
         .args([
             "--outputs",

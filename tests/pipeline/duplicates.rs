@@ -2,9 +2,8 @@
 //! second execution, result or audit entry.
 
 use aws_sdk_lambda::primitives::Blob;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use serde_json::Value;
-
-use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 /// The EventBridge event of `tests/fixtures/s3-object-created.json`, aimed at an upload.
 fn event_for(stack: &Stack, key: &str, version: &str) -> Value {

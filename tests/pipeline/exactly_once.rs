@@ -9,13 +9,15 @@ use docket_aws::s3::S3Blobs;
 use docket_aws::textract::TextractOcr;
 use docket_core::ids::sha256_hex;
 use docket_core::ledger::{Ledger, LedgerStatus, OperationRecord, CLAIM_NOTE};
-use docket_core::ports::{ObjectRef, Ocr, Store};
-use docket_core::steps::{ocr, Clock, Context, RunInput};
+use docket_core::ports::ObjectRef;
+use docket_core::ports::{Ocr, Store};
+use docket_core::steps::RunInput;
+use docket_core::steps::{ocr, Clock, Context};
+use docket_e2e::stack::Stack;
+use docket_e2e::util;
 use serde_json::{json, Value};
 
 use crate::lost_ack::{count_actions, ctx, ledger, one, prepared_run, store};
-use crate::stack::Stack;
-use crate::util;
 
 fn claims(rec: &OperationRecord) -> usize {
     rec.attempts.iter().filter(|a| a.note == CLAIM_NOTE).count()
@@ -195,19 +197,7 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "ocr.started"), 1);
     assert_eq!(count_actions(&chain, "ocr.completed"), 1);
-    let body = stack
-        .s3
-        .get_object()
-        .bucket(&normalized.bucket)
-        .key(&normalized.key)
-        .send()
-        .await
-        .unwrap()
-        .body
-        .collect()
-        .await
-        .unwrap()
-        .into_bytes();
+    let body = stack.object(&normalized.bucket, &normalized.key).await;
     let recorded = chain
         .iter()
         .find(|e| e.draft.action == "ocr.completed")
@@ -251,11 +241,11 @@ const SLOW_PAGES: usize = 12;
 #[tokio::test]
 async fn a_newer_upload_during_ocr_makes_the_older_run_stale_and_the_newer_one_current() {
     let stack = Stack::load().await;
-    let tenant = crate::stack::tenant();
+    let tenant = docket_e2e::stack::tenant();
     let key = format!("inbox/{tenant}/inv.pdf");
     let document = Stack::document_id(&tenant, "inv.pdf");
     // The first version is long, so that its OCR is still running when the second is done.
-    let invoice = crate::stack::invoice_lines("INV-2026-0100", "100.00");
+    let invoice = docket_e2e::stack::invoice_lines("INV-2026-0100", "100.00");
     let appendix: Vec<Vec<String>> = (2..=SLOW_PAGES)
         .map(|p| {
             (1..=20)
@@ -275,36 +265,28 @@ async fn a_newer_upload_during_ocr_makes_the_older_run_stale_and_the_newer_one_c
     let v2 = stack
         .upload(
             &key,
-            crate::stack::invoice_pdf(&crate::stack::invoice_lines("INV-2026-0101", "200.00")),
+            docket_e2e::stack::invoice_pdf(&docket_e2e::stack::invoice_lines(
+                "INV-2026-0101",
+                "200.00",
+            )),
         )
         .await;
     let runs = stack.wait_for_runs(&document, 2).await;
 
     let run_of = |version: &str| {
         runs.iter()
-            .find(|r| crate::stack::s(r, "versionId") == version)
+            .find(|r| docket_e2e::stack::s(r, "versionId") == version)
             .unwrap_or_else(|| panic!("no run of version {version}"))
     };
     let (older, newer) = (run_of(&v1), run_of(&v2));
-    assert_eq!(crate::stack::s(older, "status"), "stale");
-    assert_eq!(crate::stack::s(newer, "status"), "completed");
+    assert_eq!(docket_e2e::stack::s(older, "status"), "stale");
+    assert_eq!(docket_e2e::stack::s(newer, "status"), "completed");
     let current = stack
-        .dynamodb
-        .get_item()
-        .table_name(stack.out("DocumentsTable"))
-        .key(
-            "documentId",
-            aws_sdk_dynamodb::types::AttributeValue::S(document.to_string()),
-        )
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+        .item("DocumentsTable", "documentId", document.as_str())
+        .await;
     assert_eq!(
         current["currentRunId"].as_s().unwrap(),
-        &crate::stack::s(newer, "runId")
+        &docket_e2e::stack::s(newer, "runId")
     );
     let chain = stack.audit(&document).await;
     assert_eq!(
@@ -317,7 +299,7 @@ async fn a_newer_upload_during_ocr_makes_the_older_run_stale_and_the_newer_one_c
         .json(&format!(
             "s3://{}/{tenant}/{document}/{}/result.json",
             stack.out("DerivedBucket"),
-            crate::stack::s(newer, "runId")
+            docket_e2e::stack::s(newer, "runId")
         ))
         .await;
     assert_eq!(result["fields"]["total_amount"]["value"], "200.00");
@@ -345,9 +327,9 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
             .unwrap_err();
         errors.push(err.name());
     }
-    let operator = crate::reviewers::Session { env: Vec::new() };
-    let listed = crate::reviewers::json_of(
-        &crate::reviewers::docket(&operator, &["ops", "unresolved"]).await,
+    let operator = docket_e2e::reviewers::Session { env: Vec::new() };
+    let listed = docket_e2e::reviewers::json_of(
+        &docket_e2e::reviewers::docket(&operator, &["ops", "unresolved"]).await,
     );
 
     let mut expected = vec!["Ambiguous.OutcomeUnknown"; limit - 1];

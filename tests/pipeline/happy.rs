@@ -1,8 +1,7 @@
 //! Generated invoices through the whole pipeline.
 
 use docket_core::ids::DocumentId;
-
-use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 /// Runs one upload to its result and checks that the result, the run record, the execution
 /// history and the audit trail agree.
@@ -128,19 +127,8 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_the_old_outputs_stay() {
         .count();
     assert_eq!(result_count, 2, "both runs' results are kept: {results:?}");
     let current = stack
-        .dynamodb
-        .get_item()
-        .table_name(stack.out("DocumentsTable"))
-        .key(
-            "documentId",
-            aws_sdk_dynamodb::types::AttributeValue::S(document.to_string()),
-        )
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+        .item("DocumentsTable", "documentId", document.as_str())
+        .await;
     assert_eq!(current["currentRunId"].as_s().unwrap(), &s(second, "runId"));
 }
 

@@ -2,8 +2,7 @@
 //! an audit entry, and no run or derived output; the raw object stays.
 
 use docket_core::ids::DocumentId;
-
-use crate::stack::{tenant, Stack};
+use docket_e2e::stack::{tenant, Stack};
 
 struct Case {
     name: &'static str,

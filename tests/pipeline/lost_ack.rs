@@ -5,8 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-use docket_aws::dynamodb::{DynamoStore, Tables};
+use docket_aws::dynamodb::DynamoStore;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
@@ -14,30 +13,21 @@ use docket_aws::sfn::SfnWorkflow;
 use docket_aws::textract::TextractOcr;
 use docket_core::config::PipelineConfig;
 use docket_core::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::ports::{Change, ObjectRef, RunRecord, RunStatus, Store};
+use docket_core::ports::ObjectRef;
+use docket_core::ports::{Change, RunRecord, RunStatus, Store};
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
-use docket_core::steps::{ocr, route, validate, Clock, Context, Layout, RunInput};
+use docket_core::steps::RunInput;
+use docket_core::steps::{ocr, route, validate, Clock, Context, Layout};
 use docket_core::Error;
-
-use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
-use crate::util;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::util;
 
 pub(crate) fn one(rule: Rule) -> Faults {
     Faults::builder().rule(rule).build()
 }
 
 pub(crate) async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
-    DynamoStore::with_faults(
-        &util::aws().await,
-        Tables {
-            runs: stack.out("RunsTable").into(),
-            documents: stack.out("DocumentsTable").into(),
-            audit: stack.out("AuditTable").into(),
-            checkpoints: stack.out("AuditCheckpointsTable").into(),
-            ledger: stack.out("LedgerTable").into(),
-        },
-        faults,
-    )
+    DynamoStore::with_faults(&util::aws().await, stack.tables(), faults)
 }
 
 /// The ledger on the store's table, through the store's client (and so its faults).
@@ -311,14 +301,7 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
         "the stored result is the one the audit log records"
     );
     let run = stack
-        .dynamodb
-        .get_item()
-        .table_name(stack.out("RunsTable"))
-        .key("runId", AttributeValue::S(input.run_id.to_string()))
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+        .item("RunsTable", "runId", input.run_id.as_str())
+        .await;
     assert_eq!(s(&run.into_iter().collect(), "status"), "completed");
 }

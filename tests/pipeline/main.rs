@@ -9,8 +9,3 @@ mod hostile;
 mod lost_ack;
 mod privacy;
 mod review;
-mod reviewers;
-mod stack;
-#[allow(dead_code)]
-#[path = "../localaws/util.rs"]
-mod util;

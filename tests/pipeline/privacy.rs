@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 /// A word and a number that OCR reads back exactly (random letters it does not: it has no
 /// dictionary to lean on), unique per run.

@@ -3,24 +3,12 @@
 //! to the review function's URL (AWS_IAM) with the credentials of an assumed reviewer role
 //! session `docket-reviewer-<tenant>/<name>`, exactly as on AWS.
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
-use crate::reviewers::{docket, json_of, pending_task, reviewer, wait_for_status, Session};
-use crate::stack::{tenant, Stack};
+use docket_e2e::reviewers::{docket, json_of, pending_task, reviewer, wait_for_status, Session};
+use docket_e2e::stack::{tenant, Stack};
 
 /// The token stored for a task (the test reads the table; nothing else ever shows it).
 async fn stored_token(stack: &Stack, task: &str) -> String {
-    let item = stack
-        .dynamodb
-        .get_item()
-        .table_name(stack.out("ReviewTable"))
-        .key("taskId", AttributeValue::S(task.into()))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let item = stack.item("ReviewTable", "taskId", task).await;
     item["taskToken"].as_s().unwrap().clone()
 }
 

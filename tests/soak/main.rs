@@ -7,25 +7,17 @@
 //! at most one of each step's audit entries, a verified chain, a result whose hash is the one
 //! the audit log records; and every unresolved run has an owner in the operator listing.
 
-#[allow(dead_code)]
-#[path = "../pipeline/reviewers.rs"]
-mod reviewers;
-#[allow(dead_code)]
-#[path = "../pipeline/stack.rs"]
-mod stack;
-#[allow(dead_code)]
-#[path = "../localaws/util.rs"]
-mod util;
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use aws_config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_core::ids::{sha256_hex, DocumentId, RunId};
+use docket_e2e::reviewers;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack, RUN_DEADLINE};
+use docket_e2e::util;
+use reqwest::Method;
 use serde_json::{json, Value};
-
-use stack::{invoice_lines, invoice_pdf, s, Stack, RUN_DEADLINE};
 
 /// Clients for the test itself: under chaos its own reads are throttled too, so they retry more.
 async fn patient_stack() -> Stack {
@@ -39,20 +31,6 @@ async fn patient_stack() -> Stack {
         )
         .build();
     Stack::load_with(cfg)
-}
-
-/// Adds (PATCH) or removes (DELETE) Chaos-API fault rules.
-async fn chaos(method: reqwest::Method, rules: &Value) {
-    let response = reqwest::Client::new()
-        .request(
-            method,
-            format!("{}/_localstack/chaos/faults", util::endpoint()),
-        )
-        .json(rules)
-        .send()
-        .await
-        .expect("chaos endpoint reachable");
-    assert!(response.status().is_success(), "{:?}", response.status());
 }
 
 const FUNCTIONS: &[&str] = &[
@@ -124,7 +102,7 @@ async fn function_faults(stack: &Stack, rules: Option<&Value>) {
 /// Uploads `n` distinct invoices for a fresh tenant, one after another (the pipeline works on
 /// them concurrently all the same); returns their documents.
 async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
-    let tenant = stack::tenant();
+    let tenant = tenant();
     let mut documents = Vec::new();
     for i in 0..n {
         let name = format!("inv-{i:03}.pdf");
@@ -223,21 +201,7 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
                 problems.push(format!("{d}: completed without a result pointer"));
                 continue;
             };
-            let rest = pointer.strip_prefix("s3://").unwrap();
-            let (bucket, key) = rest.split_once('/').unwrap();
-            let body = stack
-                .s3
-                .get_object()
-                .bucket(bucket)
-                .key(key)
-                .send()
-                .await
-                .unwrap()
-                .body
-                .collect()
-                .await
-                .unwrap()
-                .into_bytes();
+            let body = stack.object_at(&pointer).await;
             if recorded.as_deref() != Some(sha256_hex(&body).as_str()) {
                 problems.push(format!("{d}: result content differs from the audited one"));
             }
@@ -275,10 +239,10 @@ async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_ev
         {"service": "lambda", "operation": "Invoke", "region": "us-east-1", "probability": 0.3,
          "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
     ]);
-    chaos(reqwest::Method::PATCH, &rules).await;
+    util::chaos(Method::PATCH, "faults", &rules).await;
     let (_, documents) = drop_invoices(&stack, 8).await;
     let outcomes = settle(&stack, &documents, RUN_DEADLINE * 2).await;
-    chaos(reqwest::Method::DELETE, &rules).await;
+    util::chaos(Method::DELETE, "faults", &rules).await;
 
     let mut problems = Vec::new();
     for o in &outcomes {
@@ -312,12 +276,12 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
         {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.05}
     ]});
     function_faults(&stack, Some(&sdk_rules)).await;
-    chaos(reqwest::Method::PATCH, &chaos_rules).await;
+    util::chaos(Method::PATCH, "faults", &chaos_rules).await;
     let started = Instant::now();
     let (_, documents) = drop_invoices(&stack, 100).await;
     let outcomes = settle(&stack, &documents, Duration::from_secs(900)).await;
     let elapsed = started.elapsed();
-    chaos(reqwest::Method::DELETE, &chaos_rules).await;
+    util::chaos(Method::DELETE, "faults", &chaos_rules).await;
     function_faults(&stack, None).await;
 
     let mut problems = Vec::new();
