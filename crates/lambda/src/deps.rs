@@ -1,0 +1,116 @@
+//! What the steps need, built once per execution environment from the function's environment
+//! variables: the adapters every function shares, and the ones only some have.
+
+use aws_config::SdkConfig;
+use docket_aws::dynamodb::DynamoStore;
+use docket_aws::ledger::DynamoLedger;
+use docket_aws::review::DynamoReviewStore;
+use docket_aws::s3::S3Blobs;
+use docket_aws::sfn::{SfnCallback, SfnWorkflow};
+use docket_aws::textract::TextractOcr;
+use docket_aws::{env, Faults};
+use docket_core::config::PipelineConfig;
+use docket_core::review::identity::DEFAULT_ROLE_PREFIX;
+use docket_core::steps::{Clock, Context, Layout};
+use docket_core::Error;
+
+/// The adapters and context of a function. `X` is what only this function has (see [`Extra`]),
+/// so that a function needs no environment variable for an adapter it does not use.
+pub struct Deps<X = ()> {
+    /// S3.
+    pub blobs: S3Blobs,
+    /// DynamoDB.
+    pub store: DynamoStore,
+    /// The operation ledger (its table is also the store's, for `Change::Ledger` writes).
+    pub ledger: DynamoLedger,
+    /// Layout, pipeline config, actor, clock.
+    pub ctx: Context,
+    /// This function's own adapters.
+    pub extra: X,
+}
+
+/// Adapters only some functions have, built from their own environment variables.
+pub trait Extra: Sized {
+    /// Builds them on `sdk`, with the process's injected `faults`.
+    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error>;
+}
+
+impl Extra for () {
+    fn from_env(_: &SdkConfig, _: &Faults) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// ingest starts executions of `STATE_MACHINE_ARN`.
+impl Extra for SfnWorkflow {
+    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+        Ok(SfnWorkflow::with_faults(
+            sdk,
+            env("STATE_MACHINE_ARN")?,
+            faults,
+        ))
+    }
+}
+
+impl Extra for TextractOcr {
+    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+        Ok(TextractOcr::with_faults(sdk, faults))
+    }
+}
+
+/// What the review function has: its tasks, the callback to the waiting execution, and the
+/// role prefix that names a reviewer's tenant.
+pub struct Review {
+    /// The review tasks (`REVIEW_TABLE`).
+    pub reviews: DynamoReviewStore,
+    /// `SendTaskSuccess` / `SendTaskFailure`.
+    pub callback: SfnCallback,
+    /// `REVIEWER_ROLE_PREFIX`, default `docket-reviewer-`.
+    pub role_prefix: String,
+}
+
+impl Extra for Review {
+    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+        Ok(Review {
+            reviews: DynamoReviewStore::with_faults(sdk, env("REVIEW_TABLE")?, faults),
+            callback: SfnCallback::with_faults(sdk, faults),
+            role_prefix: std::env::var("REVIEWER_ROLE_PREFIX")
+                .unwrap_or_else(|_| DEFAULT_ROLE_PREFIX.to_string()),
+        })
+    }
+}
+
+impl<X: Extra> Deps<X> {
+    /// From the environment: `RAW_BUCKET`, `NORMALIZED_BUCKET`, `DERIVED_BUCKET`, the table
+    /// names, `DOCKET_ACTOR` (default `docket/<function name>`), what `X` reads, and the SDK
+    /// fault injection of `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`.
+    pub async fn from_env() -> Result<Self, Error> {
+        let sdk = docket_aws::load_config().await;
+        let actor = std::env::var("DOCKET_ACTOR").unwrap_or_else(|_| {
+            format!(
+                "docket/{}",
+                std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "unknown".into())
+            )
+        });
+        let ctx = Context {
+            layout: Layout {
+                raw_bucket: env("RAW_BUCKET")?,
+                normalized_bucket: env("NORMALIZED_BUCKET")?,
+                derived_bucket: env("DERIVED_BUCKET")?,
+            },
+            config: PipelineConfig::builtin(),
+            actor,
+            clock: Clock::System,
+        };
+        let faults = docket_aws::configured_faults()?;
+        let store = DynamoStore::from_env(&sdk)?;
+        let store = DynamoStore::with_faults(&sdk, store.tables().clone(), &faults);
+        Ok(Deps {
+            blobs: S3Blobs::with_faults(&sdk, &faults),
+            ledger: DynamoLedger::new(store.client().clone(), &store.tables().ledger),
+            extra: X::from_env(&sdk, &faults)?,
+            store,
+            ctx,
+        })
+    }
+}

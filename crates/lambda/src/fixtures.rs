@@ -1,0 +1,135 @@
+//! The events the functions receive, as real JSON in `tests/fixtures/`, each round-tripped
+//! through the type its handler parses: parsed, serialized back and compared as JSON values, so
+//! a type neither drops nor renames a field the sender puts there.
+//!
+//! The request types derive `Serialize` for these tests only: the functions only read them.
+
+use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
+use docket_core::model::run::TaskToken;
+use docket_core::review::identity::{reviewer_from_principal, DEFAULT_ROLE_PREFIX};
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::events::ObjectCreatedEvent;
+use crate::handlers::{ocr, review, route, validate};
+
+/// Writes the token back for the round trip (tests only: a production build cannot serialize it).
+pub(crate) fn expose_token<S: Serializer>(token: &TaskToken, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(token.expose())
+}
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_str!(concat!("../../../tests/fixtures/", $name))
+    };
+}
+
+fn round_trip<T: DeserializeOwned + Serialize>(json: &str) -> T {
+    let fixture: Value = serde_json::from_str(json).expect("fixture is JSON");
+    let parsed: T = serde_json::from_value(fixture.clone()).expect("fixture parses");
+    let written = serde_json::to_value(&parsed).expect("serializes");
+    assert!(
+        same_but_absent_defaults(&written, &fixture),
+        "round trip changed the event:\n{written:#}\nfixture:\n{fixture:#}"
+    );
+    parsed
+}
+
+/// Equal, except that a field the sender left out may come back empty: `aws_lambda_events`
+/// writes an absent `cookies` as null and absent `queryStringParameters` as `{}`.
+fn same_but_absent_defaults(written: &Value, fixture: &Value) -> bool {
+    let is_empty = |v: &Value| match v {
+        Value::Null => true,
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    };
+    match (written, fixture) {
+        (Value::Object(w), Value::Object(f)) => {
+            f.keys().all(|k| w.contains_key(k))
+                && w.iter().all(|(k, v)| match f.get(k) {
+                    Some(fv) => same_but_absent_defaults(v, fv),
+                    None => is_empty(v),
+                })
+        }
+        _ => written == fixture,
+    }
+}
+
+#[test]
+fn an_s3_object_created_event_is_an_upload_to_ingest() {
+    let event: ObjectCreatedEvent = round_trip(fixture!("s3-object-created.json"));
+    assert_eq!(event.detail_type, "Object Created");
+    let created = crate::handlers::ingest::object_created(event);
+    assert_eq!(created.key, "inbox/acme/example+invoice.pdf");
+    assert_eq!(created.time.as_deref(), Some("2026-11-30T10:00:00Z"));
+    assert_eq!(created.sequencer.as_deref(), Some("00617F08299329D189"));
+}
+
+#[test]
+fn ocr_start_and_poll_payloads_are_ocr_requests() {
+    let start: ocr::Request = round_trip(fixture!("sfn-ocr-start.json"));
+    assert!(matches!(start, ocr::Request::Start { .. }));
+    let poll: ocr::Request = round_trip(fixture!("sfn-ocr-poll.json"));
+    assert!(matches!(poll, ocr::Request::Poll { started, .. } if started.fence == 1));
+}
+
+#[test]
+fn the_validate_payload_points_at_the_normalized_ocr() {
+    let request: validate::Request = round_trip(fixture!("sfn-validate.json"));
+    assert!(request.normalized.key.ends_with("/ocr.json"));
+}
+
+#[test]
+fn route_payloads_route_fail_or_reject() {
+    let plain: route::Request = round_trip(fixture!("sfn-route.json"));
+    assert!(matches!(plain, route::Request::Route { review: None, .. }));
+    let reviewed: route::Request = round_trip(fixture!("sfn-route-reviewed.json"));
+    assert!(
+        matches!(reviewed, route::Request::Route { review: Some(r), .. } if r.reviewer == "alice")
+    );
+    let failed: route::Request = round_trip(fixture!("sfn-route-fail.json"));
+    assert!(
+        matches!(failed, route::Request::Fail { error, .. } if error.error == "Transient.Dependency")
+    );
+    let rejected: route::Request = round_trip(fixture!("sfn-route-reject.json"));
+    assert!(matches!(rejected, route::Request::Reject { .. }));
+}
+
+#[test]
+fn review_open_and_escalate_payloads_are_review_requests() {
+    let open: review::Request = round_trip(fixture!("sfn-review-open.json"));
+    let review::Request::Open {
+        token,
+        timeout_seconds,
+        ..
+    } = &open
+    else {
+        panic!("not an open: {open:?}");
+    };
+    assert!(token.expose().starts_with("AQCEAAAA"));
+    assert_eq!(*timeout_seconds, 86400);
+    assert!(
+        !format!("{open:?}").contains("AQCEAAAA"),
+        "the token prints redacted"
+    );
+    let escalate: review::Request = round_trip(fixture!("sfn-review-escalate.json"));
+    assert!(matches!(escalate, review::Request::Escalate { .. }));
+}
+
+#[test]
+fn a_function_url_request_names_its_iam_caller() {
+    let request: LambdaFunctionUrlRequest =
+        round_trip(fixture!("function-url-review-decision.json"));
+    let caller = request
+        .request_context
+        .authorizer
+        .and_then(|a| a.iam)
+        .and_then(|iam| iam.user_arn);
+    let reviewer =
+        reviewer_from_principal(&caller.expect("a caller"), DEFAULT_ROLE_PREFIX).unwrap();
+    assert_eq!(reviewer.tenant.as_str(), "acme");
+    assert_eq!(request.request_context.http.method.as_deref(), Some("POST"));
+    assert!(!request.is_base64_encoded);
+}

@@ -1,0 +1,58 @@
+//! ingest: the EventBridge S3 "Object Created" event of an inbox upload → run record and
+//! execution (or a quarantine copy with the reason). See `docket_core::steps::ingest`.
+
+use chrono::SecondsFormat;
+use docket_aws::sfn::SfnWorkflow;
+use docket_core::steps::ingest::{self, ObjectCreated};
+use serde_json::Value;
+
+use crate::events::ObjectCreatedEvent;
+use crate::{answer, span, traced, Failure};
+
+/// What ingest runs on.
+pub type Deps = crate::Deps<SfnWorkflow>;
+
+/// Ingests one upload. The event has no run yet: the span's ids are empty.
+pub async fn handle(deps: &Deps, event: ObjectCreatedEvent) -> Result<Value, Failure> {
+    let created = object_created(event);
+    let outcome = traced(span("ingest", "", "", ""), async {
+        let outcome =
+            ingest::handle(&deps.blobs, &deps.store, &deps.extra, &deps.ctx, &created).await?;
+        tracing::info!(outcome = ?outcome, "ingested");
+        Ok(outcome)
+    })
+    .await?;
+    answer(&outcome)
+}
+
+/// What ingest reads of the event. The time is written back as EventBridge writes it (RFC 3339,
+/// UTC as `Z`, fractional seconds only when present): it orders the versions of a key.
+pub(crate) fn object_created(event: ObjectCreatedEvent) -> ObjectCreated {
+    let object = event.detail.object;
+    ObjectCreated {
+        bucket: event.detail.bucket.name,
+        key: object.key,
+        version_id: object.version_id,
+        sequencer: object.sequencer,
+        time: event
+            .time
+            .map(|t| t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_event_time_is_passed_on_as_eventbridge_wrote_it() {
+        for time in ["2026-11-30T10:00:00Z", "2026-11-30T10:00:00.123Z"] {
+            let mut event: ObjectCreatedEvent = serde_json::from_str(include_str!(
+                "../../../../tests/fixtures/s3-object-created.json"
+            ))
+            .unwrap();
+            event.time = Some(time.parse().unwrap());
+            assert_eq!(object_created(event).time.as_deref(), Some(time));
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! ocr: starts the Textract job of a run (`action: start`) and polls it (`action: poll`), writing
+//! the normalized OCR when it is done. See `docket_core::steps::ocr`.
+
+use docket_aws::textract::TextractOcr;
+use docket_core::model::run::RunInput;
+use docket_core::steps::ocr::{self, OcrStarted};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::{run_step, Failure};
+
+/// What ocr runs on.
+pub type Deps = crate::Deps<TextractOcr>;
+
+/// What the state machine sends (`StartOcr`, `PollOcr`).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Request {
+    /// Start (or find) the run's job.
+    Start {
+        /// The run.
+        run: RunInput,
+    },
+    /// Poll the job `StartOcr` returned.
+    Poll {
+        /// The run.
+        run: RunInput,
+        /// The job and the claim's fence.
+        #[serde(flatten)]
+        started: OcrStarted,
+    },
+}
+
+/// Starts or polls the run's OCR job.
+pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
+    let textract = &deps.extra;
+    match request {
+        Request::Start { run } => {
+            run_step("ocr.start", "ocr", &run, async {
+                let started =
+                    ocr::start(textract, &deps.store, &deps.ledger, &deps.ctx, &run).await?;
+                tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
+                Ok(started)
+            })
+            .await
+        }
+        Request::Poll { run, started } => {
+            let poll = ocr::poll(
+                textract,
+                &deps.blobs,
+                &deps.store,
+                &deps.ledger,
+                &deps.ctx,
+                &run,
+                &started,
+            );
+            run_step("ocr.poll", "ocr", &run, poll).await
+        }
+    }
+}
