@@ -10,6 +10,7 @@
 mod tasks;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
+use docket_core::error::{ErrorKind, Family};
 use docket_core::review::identity::reviewer_from_principal;
 use docket_core::Error;
 use serde_json::{json, Value};
@@ -74,12 +75,12 @@ fn forbidden(message: &str) -> Value {
 
 /// The HTTP status of a taxonomy error.
 fn status_of(e: &Error) -> u16 {
-    match e.name() {
-        "Fatal.BadInput" => 400,
-        "Business.ReviewNotFound" => 404,
-        "Conflict.AlreadyDecided" => 409,
-        "Conflict.ReviewExpired" => 410,
-        name if name.starts_with("Transient.") || name.starts_with("Ambiguous.") => 503,
+    match (e.kind(), e.family()) {
+        (ErrorKind::BadInput, _) => 400,
+        (ErrorKind::ReviewNotFound, _) => 404,
+        (ErrorKind::AlreadyDecided, _) => 409,
+        (ErrorKind::ReviewExpired, _) => 410,
+        (_, Family::Transient | Family::Ambiguous) => 503,
         _ => 500,
     }
 }

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
+use docket_core::error::ErrorKind;
 use docket_core::ids::OperationId;
 use docket_core::review::{self, ReviewStatus, ReviewStore, Reviewer, TaskId};
 use docket_core::steps::review as step;
@@ -111,8 +112,8 @@ pub(super) async fn decide(
         Ok(task) => respond(200, json!({"task": task})),
         Err(Failure(e)) => {
             // Already decided or expired: show what is recorded (who decided what, or why not).
-            let recorded = match e.name() {
-                "Conflict.AlreadyDecided" | "Conflict.ReviewExpired" => {
+            let recorded = match e.kind() {
+                ErrorKind::AlreadyDecided | ErrorKind::ReviewExpired => {
                     visible(deps, reviewer, &id).await.ok()
                 }
                 _ => None,
