@@ -15,7 +15,7 @@ use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::errors::{classify, classify_effect};
 use docket_aws::faults::{Faults, Rule, Surface};
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::ports::ObjectRef;
+use docket_core::model::run::ObjectRef;
 use docket_core::ports::{Change, RunRecord, RunStatus, Store};
 use docket_core::Error;
 use docket_e2e::util;

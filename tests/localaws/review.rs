@@ -15,8 +15,8 @@ use docket_aws::faults::{Faults, Rule};
 use docket_aws::review::{DynamoReviewStore, BY_TENANT, INDEX_ATTRIBUTES, KEY, TOKEN_ATTRIBUTE};
 use docket_core::extract::FieldName;
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::ports::ObjectRef;
-use docket_core::review::TaskToken;
+use docket_core::model::run::ObjectRef;
+use docket_core::model::run::TaskToken;
 use docket_core::review::{
     task_id_for, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal, ReviewDecision,
     ReviewField, ReviewStatus, ReviewStore, ReviewTask, Reviewer, Verdict,

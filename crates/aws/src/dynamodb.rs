@@ -19,7 +19,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use docket_core::audit::{AuditEntry, Checkpoint};
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::ports::{Change, DocumentRecord, ObjectRef, Refused, RunRecord, RunStatus, Store};
+use docket_core::model::run::ObjectRef;
+use docket_core::ports::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};

@@ -35,9 +35,10 @@ use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use aws_sdk_dynamodb::Client;
 use docket_core::ids::{DocumentId, RunId, Tenant};
+use docket_core::model::run::TaskToken;
 use docket_core::review::{
     apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId, TaskToken,
+    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId,
 };
 use docket_core::Error;
 use serde::de::DeserializeOwned;
@@ -596,7 +597,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use docket_core::extract::FieldName;
-    use docket_core::ports::ObjectRef;
+    use docket_core::model::run::ObjectRef;
     use docket_core::review::{task_id_for, FieldSource, ReviewField, Reviewer, Verdict};
     use docket_core::validate::Reason;
     use serde_json::Value;

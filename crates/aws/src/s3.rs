@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::MetadataDirective;
 use aws_sdk_s3::Client;
-use docket_core::ports::{BlobStore, ObjectMeta, ObjectRef};
+use docket_core::model::run::ObjectRef;
+use docket_core::ports::{BlobStore, ObjectMeta};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect, code};

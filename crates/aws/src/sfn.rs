@@ -4,8 +4,8 @@
 use aws_sdk_sfn::Client;
 use docket_core::error::ErrorKind;
 use docket_core::ids::RunId;
+use docket_core::model::run::TaskToken;
 use docket_core::ports::{Started, TaskCallback, Workflow};
-use docket_core::review::TaskToken;
 use docket_core::Error;
 use serde_json::Value;
 

@@ -9,8 +9,9 @@ use aws_sdk_textract::types::{
 };
 use aws_sdk_textract::Client;
 use docket_core::ids::OperationId;
+use docket_core::model::run::ObjectRef;
 use docket_core::ocr::{BoundingBox, Line, OcrDocument, Page, Word};
-use docket_core::ports::{ObjectRef, Ocr, OcrPoll};
+use docket_core::ports::{Ocr, OcrPoll};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect, code};

@@ -1,7 +1,8 @@
 //! `docket show`: a document's runs and current result.
 
 use docket_core::ids::DocumentId;
-use docket_core::ports::{BlobStore, ObjectRef, Store};
+use docket_core::model::run::ObjectRef;
+use docket_core::ports::{BlobStore, Store};
 use serde_json::{json, Value};
 
 use crate::stack::{print, Stack};

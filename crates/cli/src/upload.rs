@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use docket_core::ids::{DocumentId, Tenant};
-use docket_core::ports::{BlobStore, ObjectRef};
+use docket_core::model::run::ObjectRef;
+use docket_core::ports::BlobStore;
 use serde_json::json;
 
 use crate::stack::{print, Stack};

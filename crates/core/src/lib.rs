@@ -10,6 +10,7 @@ pub mod extract;
 pub mod ids;
 pub mod ledger;
 pub mod memory;
+pub mod model;
 pub mod ocr;
 pub mod ports;
 pub mod review;

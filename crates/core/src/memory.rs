@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId};
+use crate::model::run::ObjectRef;
 use crate::ports::{
-    BlobStore, Change, DocumentRecord, ObjectMeta, ObjectRef, Ocr, OcrPoll, Refused, RunRecord,
-    Started, Store, Workflow,
+    BlobStore, Change, DocumentRecord, ObjectMeta, Ocr, OcrPoll, Refused, RunRecord, Started,
+    Store, Workflow,
 };
 use crate::Error;
 
@@ -341,7 +342,7 @@ pub struct MemoryCallback {
 impl MemoryCallback {
     fn call(
         &self,
-        token: &crate::review::TaskToken,
+        token: &crate::model::run::TaskToken,
         what: Result<Value, String>,
     ) -> Result<(), Error> {
         if self
@@ -362,13 +363,17 @@ impl MemoryCallback {
 }
 
 impl crate::ports::TaskCallback for MemoryCallback {
-    async fn succeed(&self, token: &crate::review::TaskToken, output: &Value) -> Result<(), Error> {
+    async fn succeed(
+        &self,
+        token: &crate::model::run::TaskToken,
+        output: &Value,
+    ) -> Result<(), Error> {
         self.call(token, Ok(output.clone()))
     }
 
     async fn fail(
         &self,
-        token: &crate::review::TaskToken,
+        token: &crate::model::run::TaskToken,
         error: crate::error::ErrorKind,
         _cause: &str,
     ) -> Result<(), Error> {

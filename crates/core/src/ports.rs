@@ -2,7 +2,6 @@
 //! adapters (crate `docket-aws`) and the in-memory ones ([`crate::memory`]) implement them.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::future::Future;
 
 use serde::{Deserialize, Serialize};
@@ -10,42 +9,9 @@ use serde_json::Value;
 
 use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
+use crate::model::run::{ObjectRef, TaskToken};
 use crate::ocr::OcrDocument;
 use crate::Error;
-
-/// A pointer to an S3 object (optionally one version of it).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjectRef {
-    /// Bucket name.
-    pub bucket: String,
-    /// Object key (decoded).
-    pub key: String,
-    /// A specific version, or the latest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version_id: Option<String>,
-}
-
-impl ObjectRef {
-    /// The latest version of `bucket`/`key`.
-    pub fn new(bucket: &str, key: impl Into<String>) -> Self {
-        ObjectRef {
-            bucket: bucket.into(),
-            key: key.into(),
-            version_id: None,
-        }
-    }
-}
-
-impl fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "s3://{}/{}", self.bucket, self.key)?;
-        if let Some(v) = &self.version_id {
-            write!(f, "?versionId={v}")?;
-        }
-        Ok(())
-    }
-}
 
 /// What a HEAD of an object tells.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -302,14 +268,14 @@ pub trait TaskCallback: Send + Sync {
     /// longer waits on that token (Step Functions' `TaskTimedOut` / `InvalidToken`).
     fn succeed(
         &self,
-        token: &crate::review::TaskToken,
+        token: &TaskToken,
         output: &Value,
     ) -> impl Future<Output = Result<(), Error>> + Send;
     /// Fails the waiting Task with `error` (its name is the Task's error); errors as
     /// [`TaskCallback::succeed`].
     fn fail(
         &self,
-        token: &crate::review::TaskToken,
+        token: &TaskToken,
         error: crate::error::ErrorKind,
         cause: &str,
     ) -> impl Future<Output = Result<(), Error>> + Send;

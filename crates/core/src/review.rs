@@ -56,8 +56,7 @@ use time::OffsetDateTime;
 use crate::config::PipelineConfig;
 use crate::extract::{Extraction, Field, FieldName};
 use crate::ids::{canonical_json, sha256_hex, DocumentId, RunId, Tenant};
-use crate::ports::ObjectRef;
-use crate::steps::RunInput;
+use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::validate::{self, Decision, Reason, ValidationReport, BAD_FORMAT};
 use crate::Error;
 
@@ -65,9 +64,6 @@ pub use memory::MemoryReviewStore;
 
 /// The longest free text (comment, rejection reason) a reviewer may send.
 pub const MAX_TEXT_CHARS: usize = 2000;
-
-/// The longest task token Step Functions issues (its API's limit).
-pub const MAX_TOKEN_CHARS: usize = 2048;
 
 /// A review task: `rev-` + 32 hex, derived from the run ([`task_id_for`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -117,53 +113,6 @@ impl From<TaskId> for String {
 pub fn task_id_for(run: &RunId) -> TaskId {
     let h = sha256_hex(format!("review:{run}").as_bytes());
     TaskId(format!("rev-{}", &h[..32]))
-}
-
-/// A Step Functions task token. It is a bearer credential for the waiting execution, so it is
-/// kept server-side: not `Serialize` (a struct holding it cannot derive it), redacted in
-/// `Debug` and `Display`, and readable only through [`TaskToken::expose`].
-#[derive(Clone, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "String")]
-pub struct TaskToken(String);
-
-impl TaskToken {
-    /// A token as Step Functions issued it (1..=2048 characters).
-    pub fn new(token: impl Into<String>) -> Result<Self, Error> {
-        let token = token.into();
-        let n = token.chars().count();
-        if n == 0 || n > MAX_TOKEN_CHARS {
-            return Err(Error::BadInput(format!(
-                "a task token has 1 to {MAX_TOKEN_CHARS} characters, got {n}"
-            )));
-        }
-        Ok(TaskToken(token))
-    }
-
-    /// The token itself. Only the adapter that calls Step Functions (`SendTaskSuccess`,
-    /// `SendTaskFailure`) and the store that keeps it may call this; never log or return it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl TryFrom<String> for TaskToken {
-    type Error = Error;
-
-    fn try_from(s: String) -> Result<Self, Error> {
-        TaskToken::new(s)
-    }
-}
-
-impl fmt::Debug for TaskToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("TaskToken(<redacted>)")
-    }
-}
-
-impl fmt::Display for TaskToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("TaskToken(<redacted>)")
-    }
 }
 
 /// Where a review task stands.

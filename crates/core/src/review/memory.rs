@@ -6,9 +6,10 @@ use std::sync::Mutex;
 
 use super::{
     apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId, TaskToken,
+    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId,
 };
 use crate::ids::Tenant;
+use crate::model::run::TaskToken;
 use crate::Error;
 
 /// Review tasks and their tokens, kept apart from each other as in the DynamoDB table.

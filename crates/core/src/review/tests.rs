@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use super::*;
 use crate::extract::Extraction;
 use crate::ids::SourceVersion;
+use crate::model::run::MAX_TOKEN_CHARS;
 use crate::validate::LOW_CONFIDENCE;
 
 /// 2026-03-20T09:46:40Z, as unix seconds.

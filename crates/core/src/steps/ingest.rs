@@ -7,12 +7,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{record, Context, RunInput};
+use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::ids::{
     decode_event_key, parse_inbox_key, sha256_hex, DocumentId, OperationId, RunId, SourceVersion,
 };
-use crate::ports::{BlobStore, Change, ObjectRef, RunRecord, RunStatus, Started, Store, Workflow};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
+use crate::ports::{BlobStore, Change, RunRecord, RunStatus, Started, Store, Workflow};
 use crate::Error;
 
 /// The facts of an S3 "Object Created" event that ingest uses.

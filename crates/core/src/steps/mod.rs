@@ -7,14 +7,15 @@ pub mod review;
 pub mod route;
 pub mod validate;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::audit::{seal, AuditDraft, AuditEntry};
 use crate::config::PipelineConfig;
 use crate::ids::{DocumentId, RunId, Tenant};
-use crate::ports::{Change, ObjectRef, Refused, Store};
+use crate::model::run::ObjectRef;
+use crate::ports::{Change, Refused, Store};
 use crate::Error;
 
 /// Where each kind of data lives: raw, normalized and derived are kept apart.
@@ -97,26 +98,6 @@ pub struct Context {
     pub actor: String,
     /// Time source.
     pub clock: Clock,
-}
-
-/// The state the workflow carries between steps: ids and pointers, never document content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunInput {
-    /// The tenant.
-    pub tenant: Tenant,
-    /// The document.
-    pub document_id: DocumentId,
-    /// The run (also the execution name).
-    pub run_id: RunId,
-    /// The raw object version.
-    pub raw: ObjectRef,
-    /// SHA-256 of the raw bytes.
-    pub sha256: String,
-    /// Orders this source version among the document's versions.
-    pub source_order: String,
-    /// The config the run was started under.
-    pub config_fingerprint: String,
 }
 
 /// How many times an audit append is retried when another writer took the next seq first.

@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{record, to_json_bytes, Context, RunInput};
+use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::{ErrorKind, Family};
 use crate::ids::{sha256_hex, OperationId};
@@ -28,7 +28,9 @@ use crate::ledger::{
     ambiguous_attempts, decide_write, Claimed, Ledger, LedgerStatus, OperationRecord, Write,
     WriteDecision,
 };
-use crate::ports::{BlobStore, Change, ObjectRef, Ocr, OcrPoll, Refused, RunStatus, Store};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
+use crate::ports::{BlobStore, Change, Ocr, OcrPoll, Refused, RunStatus, Store};
 use crate::Error;
 
 /// The started job, and the claim under which the run holds it.

@@ -17,15 +17,18 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{record, Context, RunInput};
+use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::extract::FieldName;
 use crate::ids::OperationId;
-use crate::ports::{BlobStore, Change, ObjectRef, RunStatus, Store, TaskCallback};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
+use crate::model::run::TaskToken;
+use crate::ports::{BlobStore, Change, RunStatus, Store, TaskCallback};
 use crate::review::{
     authorize, not_found, rfc3339, task_id_for, ExpireOutcome, Expiry, OpenTask, Opened, Refusal,
-    ReviewDecision, ReviewField, ReviewStore, ReviewTask, Reviewer, TaskId, TaskToken,
+    ReviewDecision, ReviewField, ReviewStore, ReviewTask, Reviewer, TaskId,
 };
 use crate::validate::ValidationReport;
 use crate::Error;

@@ -9,11 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::review::Reviewed;
-use super::{record, to_json_bytes, Context, RunInput};
+use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::ids::{sha256_hex, OperationId};
-use crate::ports::{BlobStore, Change, DocumentRecord, ObjectRef, Refused, RunStatus, Store};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
+use crate::ports::{BlobStore, Change, DocumentRecord, Refused, RunStatus, Store};
 use crate::validate::{Decision, ValidationReport};
 use crate::Error;
 

@@ -5,13 +5,15 @@ use serde_json::Value;
 use time::macros::datetime;
 
 use super::ingest::{self, IngestOutcome, ObjectCreated};
-use super::{ocr, route, validate, Clock, Context, Layout, RunInput};
+use super::{ocr, route, validate, Clock, Context, Layout};
 use crate::audit::verify;
 use crate::config::PipelineConfig;
 use crate::ids::DocumentId;
 use crate::memory::{FakeOcr, MemoryBlobs, MemoryStore, MemoryWorkflow};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
 use crate::ocr::OcrDocument;
-use crate::ports::{BlobStore, ObjectRef, OcrPoll, RunStatus, Started, Store};
+use crate::ports::{BlobStore, OcrPoll, RunStatus, Started, Store};
 use crate::Error;
 
 pub(super) const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";

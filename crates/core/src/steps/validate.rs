@@ -5,13 +5,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{record, to_json_bytes, Context, RunInput};
+use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::extract::extract;
 use crate::ids::{sha256_hex, OperationId};
+use crate::model::run::ObjectRef;
+use crate::model::run::RunInput;
 use crate::ocr::OcrDocument;
-use crate::ports::{BlobStore, Change, ObjectRef, RunStatus, Store};
+use crate::ports::{BlobStore, Change, RunStatus, Store};
 use crate::validate::{validate, Decision};
 use crate::Error;
 
