@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{
 use aws_sdk_dynamodb::Client;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::review::{DynamoReviewStore, BY_TENANT, INDEX_ATTRIBUTES, KEY, TOKEN_ATTRIBUTE};
-use docket_core::extract::FieldName;
+use docket_core::model::fields::FieldName;
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::TaskToken;

@@ -596,7 +596,7 @@ mod tests {
 
     use std::collections::BTreeMap;
 
-    use docket_core::extract::FieldName;
+    use docket_core::model::fields::FieldName;
     use docket_core::model::run::ObjectRef;
     use docket_core::review::{task_id_for, FieldSource, ReviewField, Reviewer, Verdict};
     use docket_core::validate::Reason;

@@ -19,7 +19,7 @@ use aws_sigv4::http_request::{sign, SignableBody, SignableRequest, SigningSettin
 use aws_sigv4::sign::v4;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use docket_core::error::ErrorKind;
-use docket_core::extract::FieldName;
+use docket_core::model::fields::FieldName;
 use docket_core::ids::Tenant;
 use docket_core::review::{FieldSource, ReviewStatus, ReviewTask, TaskId, Verdict};
 use reqwest::Url;

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::extract::FieldName;
 use crate::ids::{canonical_json, sha256_hex};
+use crate::model::fields::{parse_amount_cents, FieldName};
 use serde::{Deserialize, Serialize};
 
 /// The whole pipeline configuration.
@@ -293,7 +293,7 @@ impl PipelineConfig {
                 format!("{} is not within 0..=1", v.min_confidence),
             ));
         }
-        match crate::validate::parse_amount_cents(&v.max_amount) {
+        match parse_amount_cents(&v.max_amount) {
             Some(cents) if cents > 0 => {}
             _ => {
                 return Err(invalid(

@@ -9,87 +9,14 @@
 //! confidence into a human review, so the factors decide what a person has to look at.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use time::{Date, Month};
 
 use crate::config::{DateOrder, ExtractionRules, LabelSet};
+use crate::model::fields::{Extraction, Field, FieldName};
 use crate::ocr::{Line, OcrDocument};
-
-/// The fields extracted from an invoice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FieldName {
-    /// The company that issued the invoice, as printed.
-    Issuer,
-    /// The invoice number, as printed (`INV-2026-0042`).
-    InvoiceNumber,
-    /// The invoice date, ISO `YYYY-MM-DD`.
-    InvoiceDate,
-    /// The total to pay, a plain decimal with two decimals (`1234.50`).
-    TotalAmount,
-    /// The ISO 4217 currency code (`EUR`).
-    Currency,
-}
-
-impl FieldName {
-    /// Every field, in a fixed order.
-    pub const ALL: [FieldName; 5] = [
-        FieldName::Issuer,
-        FieldName::InvoiceNumber,
-        FieldName::InvoiceDate,
-        FieldName::TotalAmount,
-        FieldName::Currency,
-    ];
-
-    /// The snake_case name used in JSON and reasons.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FieldName::Issuer => "issuer",
-            FieldName::InvoiceNumber => "invoice_number",
-            FieldName::InvoiceDate => "invoice_date",
-            FieldName::TotalAmount => "total_amount",
-            FieldName::Currency => "currency",
-        }
-    }
-}
-
-impl fmt::Display for FieldName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One extracted value and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Field {
-    /// The normalized value; the raw text when it could not be normalized (validation then
-    /// reports it as `bad_format`).
-    pub value: String,
-    /// 0.0..=1.0: OCR confidence of the value's words times the match quality.
-    pub confidence: f64,
-    /// 1-based page number.
-    pub page: u32,
-    /// Index of the line within its page.
-    pub line: usize,
-}
-
-/// The fields found in a document; an absent field was not found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Extraction {
-    /// Found fields by name.
-    pub fields: BTreeMap<FieldName, Field>,
-}
-
-impl Extraction {
-    /// The value of a field, if found.
-    pub fn value(&self, name: FieldName) -> Option<&str> {
-        self.fields.get(&name).map(|f| f.value.as_str())
-    }
-}
 
 /// Extracts the invoice fields of `doc` following `rules`.
 pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
@@ -1596,16 +1523,5 @@ mod tests {
         let x = run(&lines);
         assert_eq!(value(&x, FieldName::InvoiceNumber), None);
         assert_eq!(value(&x, FieldName::InvoiceDate), Some("99/99/9999"));
-    }
-
-    #[test]
-    fn field_names_serialize_as_snake_case() {
-        assert_eq!(
-            serde_json::to_string(&FieldName::TotalAmount).unwrap(),
-            "\"total_amount\""
-        );
-        for f in FieldName::ALL {
-            assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{f}\""));
-        }
     }
 }

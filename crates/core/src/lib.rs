@@ -11,6 +11,7 @@ pub mod ids;
 pub mod ledger;
 pub mod memory;
 pub mod model;
+pub mod model;
 pub mod ocr;
 pub mod ports;
 pub mod review;

@@ -54,7 +54,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::config::PipelineConfig;
-use crate::extract::{Extraction, Field, FieldName};
+use crate::model::fields::{Extraction, Field, FieldName};
 use crate::ids::{canonical_json, sha256_hex, DocumentId, RunId, Tenant};
 use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::validate::{self, Decision, Reason, ValidationReport, BAD_FORMAT};

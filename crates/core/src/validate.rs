@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use time::{macros::format_description, Date, Duration};
 
 use crate::config::ValidationRules;
-use crate::extract::{Extraction, FieldName};
+use crate::model::fields::{parse_amount_cents, Extraction, FieldName};
 
 /// A required field was not found.
 pub const MISSING_FIELD: &str = "missing_field";
@@ -80,24 +80,6 @@ pub struct ValidationReport {
     pub extraction: Extraction,
     /// The decision.
     pub decision: Decision,
-}
-
-/// Parses a normalized amount (`-?digits.dd`, at most 15 integer digits) into cents.
-pub(crate) fn parse_amount_cents(s: &str) -> Option<i128> {
-    let (negative, body) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s),
-    };
-    let (int, frac) = body.split_once('.')?;
-    if int.is_empty()
-        || int.len() > 15
-        || frac.len() != 2
-        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let cents = int.parse::<i128>().ok()? * 100 + frac.parse::<i128>().ok()?;
-    Some(if negative { -cents } else { cents })
 }
 
 fn parse_iso_date(s: &str) -> Option<Date> {
@@ -266,7 +248,8 @@ mod tests {
 
     use super::*;
     use crate::config::PipelineConfig;
-    use crate::extract::{extract, Field};
+    use crate::extract::extract;
+    use crate::model::fields::Field;
     use crate::ocr::OcrDocument;
 
     const TODAY: Date = date!(2026 - 03 - 20);
@@ -601,14 +584,5 @@ mod tests {
             ]})
         );
         assert_eq!(serde_json::from_value::<Decision>(json).unwrap(), d);
-    }
-
-    #[test]
-    fn parse_amount_cents_accepts_only_the_normalized_form() {
-        assert_eq!(parse_amount_cents("1234.50"), Some(123_450));
-        assert_eq!(parse_amount_cents("-0.05"), Some(-5));
-        for bad in ["1234.5", "1,234.50", "", ".50", "12.", "1e3.00", "+1.00"] {
-            assert_eq!(parse_amount_cents(bad), None, "{bad}");
-        }
     }
 }

@@ -3,4 +3,5 @@
 //! on nothing in the crate but `ids` and `error`, which is what keeps the core free of module
 //! cycles.
 
+pub mod fields;
 pub mod run;

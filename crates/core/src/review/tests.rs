@@ -4,7 +4,7 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::*;
-use crate::extract::Extraction;
+use crate::model::fields::Extraction;
 use crate::ids::SourceVersion;
 use crate::model::run::MAX_TOKEN_CHARS;
 use crate::validate::LOW_CONFIDENCE;

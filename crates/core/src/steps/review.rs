@@ -20,7 +20,7 @@ use serde_json::json;
 use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
-use crate::extract::FieldName;
+use crate::model::fields::FieldName;
 use crate::ids::OperationId;
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;

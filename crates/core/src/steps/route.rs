@@ -154,7 +154,7 @@ pub async fn run<B: BlobStore, S: Store>(
     })
 }
 
-fn field_name(name: &crate::extract::FieldName) -> String {
+fn field_name(name: &crate::model::fields::FieldName) -> String {
     let name = serde_json::to_value(name).expect("field names serialize");
     name.as_str().unwrap_or_default().to_string()
 }
