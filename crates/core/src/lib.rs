@@ -11,7 +11,6 @@ pub mod ids;
 pub mod ledger;
 pub mod memory;
 pub mod model;
-pub mod model;
 pub mod ocr;
 pub mod ports;
 pub mod review;

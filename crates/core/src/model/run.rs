@@ -1,1 +1,113 @@
-//! What a run carries between steps: the run input, object pointers, the review task token.
+//! What a run carries between steps: the run input the workflow passes along, pointers to
+//! stored objects, and the token of a workflow Task that waits for a review.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{DocumentId, RunId, Tenant};
+use crate::Error;
+
+/// The state the workflow carries between steps: ids and pointers, never document content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInput {
+    /// The tenant.
+    pub tenant: Tenant,
+    /// The document.
+    pub document_id: DocumentId,
+    /// The run (also the execution name).
+    pub run_id: RunId,
+    /// The raw object version.
+    pub raw: ObjectRef,
+    /// SHA-256 of the raw bytes.
+    pub sha256: String,
+    /// Orders this source version among the document's versions.
+    pub source_order: String,
+    /// The config the run was started under.
+    pub config_fingerprint: String,
+}
+
+/// A pointer to an S3 object (optionally one version of it).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    /// Bucket name.
+    pub bucket: String,
+    /// Object key (decoded).
+    pub key: String,
+    /// A specific version, or the latest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_id: Option<String>,
+}
+
+impl ObjectRef {
+    /// The latest version of `bucket`/`key`.
+    pub fn new(bucket: &str, key: impl Into<String>) -> Self {
+        ObjectRef {
+            bucket: bucket.into(),
+            key: key.into(),
+            version_id: None,
+        }
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "s3://{}/{}", self.bucket, self.key)?;
+        if let Some(v) = &self.version_id {
+            write!(f, "?versionId={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The longest task token Step Functions issues (its API's limit).
+pub const MAX_TOKEN_CHARS: usize = 2048;
+
+/// A Step Functions task token. It is a bearer credential for the waiting execution, so it is
+/// kept server-side: not `Serialize` (a struct holding it cannot derive it), redacted in
+/// `Debug` and `Display`, and readable only through [`TaskToken::expose`].
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct TaskToken(String);
+
+impl TaskToken {
+    /// A token as Step Functions issued it (1..=2048 characters).
+    pub fn new(token: impl Into<String>) -> Result<Self, Error> {
+        let token = token.into();
+        let n = token.chars().count();
+        if n == 0 || n > MAX_TOKEN_CHARS {
+            return Err(Error::BadInput(format!(
+                "a task token has 1 to {MAX_TOKEN_CHARS} characters, got {n}"
+            )));
+        }
+        Ok(TaskToken(token))
+    }
+
+    /// The token itself. Only the adapter that calls Step Functions (`SendTaskSuccess`,
+    /// `SendTaskFailure`) and the store that keeps it may call this; never log or return it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for TaskToken {
+    type Error = Error;
+
+    fn try_from(s: String) -> Result<Self, Error> {
+        TaskToken::new(s)
+    }
+}
+
+impl fmt::Debug for TaskToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TaskToken(<redacted>)")
+    }
+}
+
+impl fmt::Display for TaskToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TaskToken(<redacted>)")
+    }
+}
