@@ -1,0 +1,177 @@
+//! Amounts: printed numbers normalized to a plain decimal (`1.234,50` → `1234.50`), and the
+//! total among them.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::line::{Ctx, Found};
+use super::Extractor;
+use crate::model::fields::Field;
+
+/// A printed number in a line.
+struct AmountMatch {
+    start: usize,
+    end: usize,
+    /// `None` when its grouping or decimals make no sense.
+    normalized: Option<String>,
+    /// Money-shaped: normalized, with two decimals or a currency next to it.
+    likely: bool,
+}
+
+fn amount_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"[-−]?(?:[1-9][0-9]{0,2}(?:[,.'’\x{a0}\x{202f} ][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)")
+            .expect("static regex")
+    })
+}
+
+/// Normalizes a printed amount to a plain decimal with two decimals: `1,234.50`, `1.234,50`,
+/// `1'234.50`, `1 234,50`, `1234,5` → `1234.50`. A single separator followed by exactly three digits is a
+/// thousands separator (`1,234` → `1234.00`). `None` when the grouping or decimals make no sense.
+pub(super) fn normalize_amount(raw: &str) -> Option<String> {
+    let (negative, body) = match raw.strip_prefix(['-', '−']) {
+        Some(rest) => (true, rest),
+        None => (false, raw),
+    };
+    let body: String = body
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '’' | ' ' | '\u{a0}' | '\u{202f}'))
+        .collect();
+    let grouped = |s: &str, sep: char| {
+        let mut parts = s.split(sep);
+        let first = parts.next().unwrap_or("");
+        let rest: Vec<&str> = parts.collect();
+        (1..=3).contains(&first.len())
+            && (rest.is_empty() || !first.starts_with('0'))
+            && rest.iter().all(|p| p.len() == 3)
+    };
+    let (int, frac): (String, &str) = match body.rfind(['.', ',']) {
+        None => (body.clone(), ""),
+        Some(i) => {
+            let sep = if body.as_bytes()[i] == b'.' { '.' } else { ',' };
+            let other = if sep == '.' { ',' } else { '.' };
+            let after = &body[i + 1..];
+            let same = body.matches(sep).count();
+            if body.contains(other) {
+                // Both kinds: the last one is the decimal separator.
+                let int = &body[..i];
+                if same != 1 || !(1..=2).contains(&after.len()) || !grouped(int, other) {
+                    return None;
+                }
+                (int.replace(other, ""), after)
+            } else if same > 1 || after.len() == 3 {
+                if !grouped(&body, sep) {
+                    return None;
+                }
+                (body.replace(sep, ""), "")
+            } else if (1..=2).contains(&after.len()) {
+                (body[..i].to_string(), after)
+            } else {
+                return None;
+            }
+        }
+    };
+    if int.is_empty()
+        || int.len() > 15
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    let frac = format!("{frac:0<2}");
+    let sign = if negative { "-" } else { "" };
+    Some(format!("{sign}{int}.{frac}"))
+}
+
+impl Extractor<'_> {
+    /// The total and the line it was found on (for the currency).
+    pub(super) fn total<'p>(&self, pages: &'p [Vec<Ctx<'p>>]) -> Option<(Field, &'p Ctx<'p>)> {
+        let found = |m: &AmountMatch, text: &str| Found {
+            value: m
+                .normalized
+                .clone()
+                .unwrap_or_else(|| text[m.start..m.end].to_string()),
+            start: m.start,
+            end: m.end,
+            quality: 1.0,
+            normalized: m.normalized.is_some(),
+        };
+        let same = |ctx: &Ctx, from: usize| {
+            let amounts: Vec<AmountMatch> = self
+                .amounts(&ctx.repaired)
+                .into_iter()
+                .filter(|m| m.start >= from)
+                .collect();
+            let best = amounts
+                .iter()
+                .find(|m| m.likely)
+                .or_else(|| amounts.iter().find(|m| m.normalized.is_some()))
+                .or_else(|| amounts.first())?;
+            Some(found(best, &ctx.repaired))
+        };
+        let next = |ctx: &Ctx| {
+            // Only a line that holds nothing but the amount and a currency.
+            let amounts = self.amounts(&ctx.repaired);
+            let [m] = amounts.as_slice() else {
+                return None;
+            };
+            let mut rest = format!("{}{}", &ctx.repaired[..m.start], &ctx.repaired[m.end..]);
+            for c in self.currencies(&rest).iter().rev() {
+                rest.replace_range(c.start..c.end, "");
+            }
+            rest.chars()
+                .all(|c| c.is_whitespace() || matches!(c, ':' | '(' | ')'))
+                .then(|| found(m, &ctx.repaired))
+        };
+        // Parsed values first, then the preferred label, then the last occurrence: totals close
+        // a document, so a later `Total` wins over an earlier one.
+        self.labelled(pages, &self.total, false, same, next)
+            .into_iter()
+            .min_by_key(|(c, _)| (!c.normalized, c.priority, std::cmp::Reverse(c.order)))
+            .map(|(c, ctx)| (c.field, ctx))
+    }
+
+    /// Amounts in `text` that are not part of a date, a percentage or a word.
+    fn amounts(&self, text: &str) -> Vec<AmountMatch> {
+        let dates = self.dates(text);
+        amount_regex()
+            .find_iter(text)
+            .filter(|m| !dates.iter().any(|d| d.start < m.end() && d.end > m.start()))
+            .filter(|m| !text[m.end()..].trim_start().starts_with('%'))
+            .filter_map(|m| {
+                let before = &text[..m.start()];
+                let after = &text[m.end()..];
+                let cur_before = self
+                    .currencies(before.trim_end())
+                    .last()
+                    .is_some_and(|c| c.end == before.trim_end().len());
+                let cur_after = self
+                    .currencies(after.trim_start())
+                    .first()
+                    .is_some_and(|c| c.start == 0);
+                let glued = before
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+                if glued && !cur_before {
+                    return None; // `INV2026`, `A4`
+                }
+                let normalized = normalize_amount(m.as_str());
+                let two_decimals = {
+                    let s = m.as_str();
+                    s.len() > 3 && matches!(s.as_bytes()[s.len() - 3], b'.' | b',')
+                };
+                Some(AmountMatch {
+                    start: m.start(),
+                    end: m.end(),
+                    likely: normalized.is_some() && (two_decimals || cur_before || cur_after),
+                    normalized,
+                })
+            })
+            .collect()
+    }
+}

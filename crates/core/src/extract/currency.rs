@@ -1,0 +1,144 @@
+//! The currency: ISO codes and configured symbols in the text; the field from its label, else
+//! the total's line, else the mentions elsewhere in the document.
+
+use std::collections::BTreeMap;
+
+use super::line::{Ctx, Found};
+use super::{Extractor, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_SYMBOL};
+use crate::model::fields::Field;
+
+/// A currency code or symbol in a line, as its ISO code.
+pub(super) struct CurrencyMatch {
+    code: String,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Found as a symbol, which may name several currencies.
+    symbol: bool,
+}
+
+impl Extractor<'_> {
+    pub(super) fn currency_field(
+        &self,
+        pages: &[Vec<Ctx>],
+        total: Option<&(Field, &Ctx)>,
+    ) -> Option<Field> {
+        let found = |c: &CurrencyMatch| Found {
+            value: c.code.clone(),
+            start: c.start,
+            end: c.end,
+            quality: if c.symbol { CURRENCY_SYMBOL } else { 1.0 },
+            normalized: true,
+        };
+        // 1. An explicit `Currency:` label.
+        let same = |ctx: &Ctx, from: usize| {
+            let c = self
+                .currencies(ctx.text())
+                .into_iter()
+                .find(|c| c.start >= from)?;
+            Some(found(&c))
+        };
+        let next = |ctx: &Ctx| {
+            let text = ctx.text();
+            let [c] = self.currencies(text).try_into().ok()?;
+            (text.trim().len() == c.end - c.start).then(|| found(&c))
+        };
+        let labelled = self.labelled(pages, &self.currency, false, same, next);
+        if let Some((c, _)) = labelled
+            .into_iter()
+            .min_by_key(|(c, _)| (c.priority, c.order))
+        {
+            return Some(c.field);
+        }
+
+        // 2. A code or symbol on the total's line.
+        if let Some((_, ctx)) = total {
+            if let Some(c) = self.currencies(ctx.text()).first() {
+                return Some(ctx.field(&found(c)));
+            }
+        }
+
+        // 3. Anywhere: all mentions agreeing, or else the most frequent one, less confidently.
+        let mut mentions: Vec<(&Ctx, CurrencyMatch)> = vec![];
+        for ctx in pages.iter().flatten() {
+            for c in self.currencies(ctx.text()) {
+                mentions.push((ctx, c));
+            }
+        }
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, c) in &mentions {
+            *counts.entry(c.code.as_str()).or_default() += 1;
+        }
+        let top = counts.values().copied().max()?;
+        let (ctx, c) = mentions
+            .iter()
+            .find(|(_, c)| counts[c.code.as_str()] == top)?;
+        let mut f = found(c);
+        f.quality *= if counts.len() == 1 {
+            CURRENCY_ELSEWHERE
+        } else {
+            CURRENCY_CONFLICT
+        };
+        Some(ctx.field(&f))
+    }
+
+    /// Currency codes (upper case, whole) and symbols in `text`, left to right.
+    pub(super) fn currencies(&self, text: &str) -> Vec<CurrencyMatch> {
+        let mut out: Vec<CurrencyMatch> = vec![];
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphabetic() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let whole = !text[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphabetic)
+                && !text[i..].chars().next().is_some_and(char::is_alphabetic);
+            if whole
+                && word.len() == 3
+                && word.bytes().all(|b| b.is_ascii_uppercase())
+                && self.rules.currency_codes.iter().any(|c| c == word)
+            {
+                out.push(CurrencyMatch {
+                    code: word.to_string(),
+                    start,
+                    end: i,
+                    symbol: false,
+                });
+            }
+        }
+        for (symbol, code) in &self.symbols {
+            let has_letters = symbol.chars().any(char::is_alphabetic);
+            for (start, _) in text.match_indices(symbol) {
+                let end = start + symbol.len();
+                if has_letters
+                    && (text[..start]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphabetic)
+                        || text[end..].chars().next().is_some_and(char::is_alphabetic))
+                {
+                    continue;
+                }
+                if out.iter().any(|c| c.start < end && c.end > start) {
+                    continue;
+                }
+                out.push(CurrencyMatch {
+                    code: code.to_string(),
+                    start,
+                    end,
+                    symbol: true,
+                });
+            }
+        }
+        out.sort_by_key(|c| c.start);
+        out
+    }
+}

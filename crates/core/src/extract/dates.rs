@@ -1,0 +1,183 @@
+//! Dates: every printed form the config allows (ISO, numeric in either order, with month
+//! names), normalized to ISO; and the invoice date among them.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use time::{Date, Month};
+
+use super::line::{Ctx, Found};
+use super::{Extractor, AMBIGUOUS_DATE, DATE_UNLABELLED, TWO_DIGIT_YEAR};
+use crate::config::DateOrder;
+use crate::model::fields::Field;
+
+/// A date-shaped text in a line.
+pub(super) struct DateMatch {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// `None` when it is not a calendar date (`31/02/2026`).
+    date: Option<Date>,
+    quality: f64,
+}
+
+fn date_regexes() -> &'static [Regex; 4] {
+    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
+    RE.get_or_init(|| {
+        [
+            Regex::new(r"\b([0-9]{4})([-/.])([0-9]{1,2})([-/.])([0-9]{1,2})\b"),
+            Regex::new(r"\b([0-9]{1,2})([-/.])([0-9]{1,2})([-/.])([0-9]{4}|[0-9]{2})\b"),
+            Regex::new(
+                r"\b([0-9]{1,2})(?:st|nd|rd|th)?\.?[\s/-]*(\p{L}{3,})\.?,?[\s/-]*([0-9]{4})\b",
+            ),
+            Regex::new(r"\b(\p{L}{3,})\.?[\s-]*([0-9]{1,2})(?:st|nd|rd|th)?,?[\s-]*([0-9]{4})\b"),
+        ]
+        .map(|r| r.expect("static regex"))
+    })
+}
+
+fn iso_date(date: Date) -> String {
+    format!(
+        "{:04}-{:02}-{:02}",
+        date.year(),
+        u8::from(date.month()),
+        date.day()
+    )
+}
+
+fn calendar_date(year: i32, month: u32, day: u32) -> Option<Date> {
+    let month = Month::try_from(u8::try_from(month).ok()?).ok()?;
+    Date::from_calendar_date(year, month, u8::try_from(day).ok()?).ok()
+}
+
+impl Extractor<'_> {
+    pub(super) fn invoice_date(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
+        let found = |ctx: &Ctx, m: &DateMatch| Found {
+            value: m
+                .date
+                .map_or_else(|| ctx.repaired[m.start..m.end].to_string(), iso_date),
+            start: m.start,
+            end: m.end,
+            quality: m.quality,
+            normalized: m.date.is_some(),
+        };
+        let same = |ctx: &Ctx, from: usize| {
+            let m = self
+                .dates(&ctx.repaired)
+                .into_iter()
+                .find(|m| m.start >= from)?;
+            Some(found(ctx, &m))
+        };
+        let next = |ctx: &Ctx| {
+            let lead = ctx.repaired.len() - ctx.repaired.trim_start().len();
+            let m = self.dates(&ctx.repaired).into_iter().next()?;
+            (m.start == lead).then(|| found(ctx, &m))
+        };
+        let candidates = self.labelled(pages, &self.date, false, same, next);
+        if let Some((c, _)) = candidates
+            .into_iter()
+            .min_by_key(|(c, _)| (!c.normalized, c.priority, c.order))
+        {
+            return Some(c.field);
+        }
+
+        // No labelled date: the first valid date on page 1 that no exclusion (`Due`) touches.
+        for ctx in pages.first()? {
+            for m in self.dates(&ctx.repaired) {
+                if m.date.is_some() && !self.date.excluded(ctx.text(), 0, m.end) {
+                    let mut f = found(ctx, &m);
+                    f.quality *= DATE_UNLABELLED;
+                    return Some(ctx.field(&f));
+                }
+            }
+        }
+        None
+    }
+
+    /// Dates in `text`, left to right, without overlaps. A date-like match that is not a real
+    /// calendar date (`31/02/2026`) is kept with `date: None`.
+    pub(super) fn dates(&self, text: &str) -> Vec<DateMatch> {
+        let [iso, numeric, day_month, month_day] = date_regexes();
+        let mut out: Vec<DateMatch> = vec![];
+        let num = |s: &str| s.parse::<u32>().unwrap_or(0);
+        for c in iso.captures_iter(text) {
+            if c[2] != c[4] {
+                continue;
+            }
+            let m = c.get(0).expect("group 0");
+            out.push(DateMatch {
+                start: m.start(),
+                end: m.end(),
+                date: i32::try_from(num(&c[1]))
+                    .ok()
+                    .and_then(|y| calendar_date(y, num(&c[3]), num(&c[5]))),
+                quality: 1.0,
+            });
+        }
+        for c in numeric.captures_iter(text) {
+            if c[2] != c[4] {
+                continue;
+            }
+            let m = c.get(0).expect("group 0");
+            let (a, b) = (num(&c[1]), num(&c[3]));
+            let mut quality = 1.0;
+            let mut year = num(&c[5]);
+            if c[5].len() == 2 {
+                year += 2000;
+                quality *= TWO_DIGIT_YEAR;
+            }
+            // Dots are the day-first convention (14.03.2026); otherwise a part above 12 decides,
+            // and only a genuinely two-way date falls back to the configured order.
+            let (day, month) = if a > 12 || a == b {
+                (a, b)
+            } else if b > 12 {
+                (b, a)
+            } else if &c[2] == "." {
+                (a, b)
+            } else {
+                quality *= AMBIGUOUS_DATE;
+                match self.rules.date_order {
+                    DateOrder::Dmy => (a, b),
+                    DateOrder::Mdy => (b, a),
+                }
+            };
+            out.push(DateMatch {
+                start: m.start(),
+                end: m.end(),
+                date: i32::try_from(year)
+                    .ok()
+                    .and_then(|y| calendar_date(y, month, day)),
+                quality,
+            });
+        }
+        let month = |name: &str| {
+            self.rules
+                .month_names
+                .get(&name.to_lowercase())
+                .map(|m| u32::from(*m))
+        };
+        for (re, day_group, month_group) in [(day_month, 1, 2), (month_day, 2, 1)] {
+            for c in re.captures_iter(text) {
+                let Some(mo) = month(&c[month_group]) else {
+                    continue;
+                };
+                let m = c.get(0).expect("group 0");
+                out.push(DateMatch {
+                    start: m.start(),
+                    end: m.end(),
+                    date: i32::try_from(num(&c[3]))
+                        .ok()
+                        .and_then(|y| calendar_date(y, mo, num(&c[day_group]))),
+                    quality: 1.0,
+                });
+            }
+        }
+        out.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));
+        let mut kept: Vec<DateMatch> = vec![];
+        for d in out {
+            if kept.last().is_none_or(|k| d.start >= k.end) {
+                kept.push(d);
+            }
+        }
+        kept
+    }
+}

@@ -1,0 +1,166 @@
+//! The issuer: behind an explicit label (`From:`, `Seller:`) at the start of a line, or else the
+//! letterhead, the first organisation-shaped line of page 1 that is not the recipient.
+
+use super::line::{Ctx, Found};
+use super::{Extractor, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
+use crate::model::fields::Field;
+
+/// How many lines of page 1 are searched for a letterhead issuer.
+const LETTERHEAD_LINES: usize = 12;
+
+/// Lower-case words of a text with only letters and digits kept (`Co.,` → `co`).
+pub(super) fn norm_words(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Organisation names are written in title or upper case and are not sentences: every word
+/// starts with a capital or contains one (`eBay`), except short connectors (`Smith & Sons`,
+/// `Bank of Ireland`, `Müller und Söhne`); no `!` or `?`; at most eight words.
+fn org_shaped(text: &str) -> bool {
+    const CONNECTORS: &[&str] = &[
+        "and", "of", "the", "for", "und", "der", "die", "des", "de", "du", "la", "le", "et", "van",
+        "von", "den", "y", "e",
+    ];
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.len() <= 8
+        && !text.contains(['!', '?'])
+        && words.iter().all(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !w.chars().next().is_some_and(char::is_alphabetic)
+                || w.chars().any(char::is_uppercase)
+                || CONNECTORS.contains(&w)
+        })
+}
+
+fn letters(text: &str) -> usize {
+    text.chars().filter(|c| c.is_alphabetic()).count()
+}
+
+impl Extractor<'_> {
+    pub(super) fn issuer(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
+        let same = |ctx: &Ctx, from: usize| {
+            let text = ctx.text();
+            let rest = &text[from..];
+            // `From: Acme Ltd, 12 High Street`: stop before the address.
+            let cut = rest
+                .match_indices(',')
+                .find(|(i, _)| rest[*i..].chars().any(|c| c.is_ascii_digit()))
+                .map_or(rest.len(), |(i, _)| i);
+            let found = self.issuer_value(text, from, from + cut)?;
+            // `From 01/03/2026 to 31/03/2026` is a service period, not a seller.
+            self.plausible_org(&found.value).then_some(found)
+        };
+        let next = |ctx: &Ctx| {
+            self.looks_like_org(ctx)
+                .then(|| self.issuer_value(ctx.text(), 0, ctx.text().len()))
+                .flatten()
+        };
+        let labelled = self.labelled(pages, &self.issuer, true, same, next);
+        if let Some((c, _)) = labelled
+            .into_iter()
+            .min_by_key(|(c, _)| (c.priority, c.order))
+        {
+            return Some(c.field);
+        }
+
+        // The letterhead: the first line of page 1 that looks like an organisation.
+        let first = pages.first()?;
+        let mut after_recipient = false;
+        for ctx in first.iter().take(LETTERHEAD_LINES) {
+            if self.is_recipient_label(ctx) {
+                after_recipient = true;
+                continue;
+            }
+            if std::mem::take(&mut after_recipient) || !self.looks_like_org(ctx) {
+                continue;
+            }
+            let text = ctx.text();
+            let quality = if self.has_company_suffix(text) {
+                ISSUER_WITH_SUFFIX
+            } else {
+                ISSUER_GUESSED
+            };
+            let mut found = self.issuer_value(text, 0, text.len())?;
+            found.quality = quality;
+            return Some(ctx.field(&found));
+        }
+        None
+    }
+
+    fn issuer_value(&self, text: &str, start: usize, end: usize) -> Option<Found> {
+        let slice = &text[start..end];
+        let lead = slice.len() - slice.trim_start().len();
+        let value = slice
+            .trim()
+            .trim_end_matches([',', ';', ':'])
+            .trim_end()
+            .to_string();
+        (letters(&value) >= 2).then(|| Found {
+            start: start + lead,
+            end: start + lead + value.len(),
+            value,
+            quality: 1.0,
+            normalized: true,
+        })
+    }
+
+    /// `Bill To`, `Ship To:` and the like at the start of a line, followed by nothing or `:`.
+    fn is_recipient_label(&self, ctx: &Ctx) -> bool {
+        let text = ctx.text();
+        self.recipients.hits(text).iter().any(|h| {
+            text[..h.start].trim().is_empty()
+                && text[h.end..]
+                    .trim_start()
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == ':')
+        })
+    }
+
+    fn has_company_suffix(&self, text: &str) -> bool {
+        let words = norm_words(text);
+        self.suffixes.iter().filter(|s| !s.is_empty()).any(|s| {
+            // Never the first word: `AG Consulting` is not a legal form.
+            (1..words.len()).any(|i| words.len() - i >= s.len() && words[i..i + s.len()] == s[..])
+        })
+    }
+
+    /// A letterhead line: a plausible, organisation-shaped name that is not a document title or
+    /// a label line.
+    fn looks_like_org(&self, ctx: &Ctx) -> bool {
+        let text = ctx.text();
+        if !self.plausible_org(text) || self.titles.contains(&norm_words(text)) || !org_shaped(text)
+        {
+            return false;
+        }
+        let labelled = [
+            &self.issuer,
+            &self.number,
+            &self.date,
+            &self.total,
+            &self.currency,
+            &self.recipients,
+        ];
+        labelled.iter().all(|l| l.hits(text).is_empty())
+    }
+
+    /// Could be a company name, even behind an explicit label: letters, no contact details,
+    /// no date, digits only next to a legal-form suffix (`3M Ltd`).
+    fn plausible_org(&self, text: &str) -> bool {
+        let lower = text.to_lowercase();
+        letters(text) >= 2
+            && !["@", "www.", "http", "://"]
+                .iter()
+                .any(|s| lower.contains(s))
+            && (!text.chars().any(|c| c.is_ascii_digit()) || self.has_company_suffix(text))
+            && self.dates(text).is_empty()
+    }
+}

@@ -1,0 +1,216 @@
+//! Labels: phrases matched as whole words ([`Phrase`]), a field's label set with its exclusions
+//! ([`Labels`]), and the search every labelled field shares ([`Extractor::labelled`]): a value
+//! after its label on the same line, or alone on the next line.
+
+use super::line::{Ctx, Found};
+use super::{Extractor, NEXT_LINE};
+use crate::config::LabelSet;
+use crate::model::fields::Field;
+
+/// A field candidate with what ranks it against other candidates.
+pub(super) struct Candidate {
+    pub(super) field: Field,
+    /// Index of the label in its set (lower is preferred).
+    pub(super) priority: usize,
+    /// Document order of the label line.
+    pub(super) order: usize,
+    pub(super) normalized: bool,
+}
+
+/// A label match in a line.
+#[derive(Clone, Copy)]
+pub(super) struct Hit {
+    priority: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+/// A label set, compiled.
+pub(super) struct Labels {
+    labels: Vec<Phrase>,
+    exclude: Vec<Phrase>,
+}
+
+impl Labels {
+    pub(super) fn new(set: &LabelSet) -> Self {
+        Labels {
+            labels: set.labels.iter().map(|l| Phrase::new(l)).collect(),
+            exclude: set.exclude.iter().map(|l| Phrase::new(l)).collect(),
+        }
+    }
+
+    pub(super) fn from_phrases(phrases: &[String]) -> Self {
+        Labels {
+            labels: phrases.iter().map(|l| Phrase::new(l)).collect(),
+            exclude: vec![],
+        }
+    }
+
+    /// Label matches in `text`, most preferred label first, then left to right.
+    pub(super) fn hits(&self, text: &str) -> Vec<Hit> {
+        let mut hits = vec![];
+        for (priority, phrase) in self.labels.iter().enumerate() {
+            for (start, end) in phrase.find_all(text) {
+                hits.push(Hit {
+                    priority,
+                    start,
+                    end,
+                });
+            }
+        }
+        hits.sort_by_key(|h| (h.priority, h.start));
+        hits
+    }
+
+    /// Whether an exclusion phrase overlaps `start..end` of `text`.
+    pub(super) fn excluded(&self, text: &str, start: usize, end: usize) -> bool {
+        self.exclude
+            .iter()
+            .flat_map(|p| p.find_all(text))
+            .any(|(s, e)| s < end && e > start)
+    }
+}
+
+/// A phrase matched case-insensitively as whole words, with any run of spaces or punctuation
+/// between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`). Hand-written rather
+/// than a regex per label: labels come from the config at run time, and compiling a hundred
+/// Unicode case-insensitive regexes for every document costs more than the whole extraction.
+struct Phrase {
+    /// The words, lower-cased.
+    words: Vec<Vec<char>>,
+}
+
+impl Phrase {
+    fn new(phrase: &str) -> Self {
+        Phrase {
+            words: phrase
+                .split_whitespace()
+                .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+                .collect(),
+        }
+    }
+
+    /// Byte spans of the phrase in `text`: starting after a non-alphanumeric character and not
+    /// running on into a longer word (`Date` is not in `Dated`, `total` is not in `Subtotal`).
+    fn find_all(&self, text: &str) -> Vec<(usize, usize)> {
+        let Some(last) = self.words.last().and_then(|w| w.last()) else {
+            return vec![];
+        };
+        let ends_in_letter = last.is_alphabetic();
+        let mut out = vec![];
+        let mut prev: Option<char> = None;
+        for (i, c) in text.char_indices() {
+            if !prev.is_some_and(char::is_alphanumeric) {
+                if let Some(end) = self.match_at(text, i) {
+                    let letter_follows =
+                        text[end..].chars().next().is_some_and(char::is_alphabetic);
+                    if !(ends_in_letter && letter_follows) {
+                        out.push((i, end));
+                    }
+                }
+            }
+            prev = Some(c);
+        }
+        out
+    }
+
+    fn match_at(&self, text: &str, start: usize) -> Option<usize> {
+        let mut pos = start;
+        for (k, word) in self.words.iter().enumerate() {
+            if k > 0 {
+                let rest = &text[pos..];
+                let trimmed = rest.trim_start_matches(|c: char| {
+                    c.is_whitespace() || matches!(c, '.' | ':' | '(' | ')' | '/' | '-')
+                });
+                pos += rest.len() - trimmed.len();
+            }
+            let mut j = 0;
+            let mut chars = text[pos..].char_indices();
+            let mut end = pos;
+            while j < word.len() {
+                let (offset, c) = chars.next()?;
+                for lower in c.to_lowercase() {
+                    if word.get(j) != Some(&lower) {
+                        return None;
+                    }
+                    j += 1;
+                }
+                end = pos + offset + c.len_utf8();
+            }
+            pos = end;
+        }
+        Some(pos)
+    }
+}
+
+/// Skips the punctuation between a label and its value (`: `, `. `, `# `, `N° `).
+pub(super) fn skip_separators(text: &str, from: usize) -> usize {
+    let rest = &text[from..];
+    let trimmed = rest.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ':' | '.' | '#' | '=' | '|' | '–' | '—' | ')' | '°' | 'º')
+    });
+    from + rest.len() - trimmed.len()
+}
+
+impl Extractor<'_> {
+    /// Candidates for a labelled field: for each line, the most preferred label whose value is
+    /// found after it on the same line (`same`) or alone on the next line (`next`), unless an
+    /// exclusion phrase overlaps the label or the text between label and value.
+    pub(super) fn labelled<'p>(
+        &self,
+        pages: &'p [Vec<Ctx<'p>>],
+        labels: &Labels,
+        anchored: bool,
+        same: impl Fn(&Ctx, usize) -> Option<Found>,
+        next: impl Fn(&Ctx) -> Option<Found>,
+    ) -> Vec<(Candidate, &'p Ctx<'p>)> {
+        let mut out = vec![];
+        for lines in pages {
+            for (i, ctx) in lines.iter().enumerate() {
+                let text = ctx.text();
+                for hit in labels.hits(text) {
+                    if anchored && !text[..hit.start].trim().is_empty() {
+                        continue;
+                    }
+                    let from = skip_separators(text, hit.end);
+                    let (found, at) = match same(ctx, from) {
+                        Some(f) => {
+                            if labels.excluded(text, hit.start, f.start.max(hit.end)) {
+                                continue;
+                            }
+                            (f, ctx)
+                        }
+                        None => {
+                            if labels.excluded(text, hit.start, text.len()) {
+                                continue;
+                            }
+                            // Only when nothing but punctuation follows the label.
+                            if !text[from..].trim().is_empty() {
+                                continue;
+                            }
+                            let Some(next_ctx) = lines.get(i + 1) else {
+                                continue;
+                            };
+                            let Some(mut f) = next(next_ctx) else {
+                                continue;
+                            };
+                            f.quality *= NEXT_LINE;
+                            (f, next_ctx)
+                        }
+                    };
+                    out.push((
+                        Candidate {
+                            field: at.field(&found),
+                            priority: hit.priority,
+                            order: ctx.order,
+                            normalized: found.normalized,
+                        },
+                        at,
+                    ));
+                    break;
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,147 @@
+//! One OCR line prepared for matching ([`Ctx`]), what is found in it ([`Found`]), and the
+//! confidence of a value: the lowest confidence of its words, discounted when its digits were
+//! repaired from OCR look-alikes.
+
+use super::OCR_REPAIRED;
+use crate::model::fields::Field;
+use crate::ocr::{Line, OcrDocument};
+
+/// A value found in one line: byte span in the line's text, normalized value, quality.
+pub(super) struct Found {
+    pub(super) value: String,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) quality: f64,
+    /// False when the value is raw text that could not be normalized.
+    pub(super) normalized: bool,
+}
+
+/// One OCR line prepared for matching.
+pub(super) struct Ctx<'a> {
+    page: u32,
+    index: usize,
+    /// Position of the line in the whole document.
+    pub(super) order: usize,
+    line: &'a Line,
+    /// The text with digit look-alikes repaired inside numbers; same byte offsets as the text.
+    pub(super) repaired: String,
+    /// Which bytes of `repaired` differ from the text.
+    changed: Vec<bool>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn text(&self) -> &str {
+        &self.line.text
+    }
+
+    /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1.
+    fn confidence(&self, start: usize, end: usize, quality: f64) -> f64 {
+        let quality = if self.changed[start..end].iter().any(|c| *c) {
+            quality * OCR_REPAIRED
+        } else {
+            quality
+        };
+        let c = span_confidence(self.line, start, end) * quality;
+        if c.is_finite() {
+            c.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// The field for a value found in this line.
+    pub(super) fn field(&self, found: &Found) -> Field {
+        Field {
+            value: found.value.clone(),
+            confidence: self.confidence(found.start, found.end, found.quality),
+            page: self.page,
+            line: self.index,
+        }
+    }
+}
+
+/// Every line of `doc`, page by page, numbered in document order.
+pub(super) fn pages(doc: &OcrDocument) -> Vec<Vec<Ctx<'_>>> {
+    let mut order = 0;
+    doc.pages
+        .iter()
+        .map(|page| {
+            page.lines
+                .iter()
+                .enumerate()
+                .map(|(index, line)| {
+                    let (repaired, changed) = repair_digits(&line.text);
+                    order += 1;
+                    Ctx {
+                        page: page.number,
+                        index,
+                        order,
+                        line,
+                        repaired,
+                        changed,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The lowest confidence of the words overlapping `start..end` of the line's text. Words are
+/// located in the text in order; if they cannot be (an adapter joined them differently), the
+/// line's own confidence stands in.
+fn span_confidence(line: &Line, start: usize, end: usize) -> f64 {
+    let mut cursor = 0;
+    let mut lowest: Option<f64> = None;
+    for word in &line.words {
+        let Some(offset) = line.text[cursor..].find(word.text.as_str()) else {
+            return line.confidence;
+        };
+        let (ws, we) = (cursor + offset, cursor + offset + word.text.len());
+        cursor = we;
+        if ws < end && we > start {
+            lowest = Some(lowest.map_or(word.confidence, |l| l.min(word.confidence)));
+        }
+    }
+    lowest.unwrap_or(line.confidence)
+}
+
+/// Replaces `O`/`o` with `0` and `l`/`I` with `1` inside runs of digits and separators that
+/// contain at least one real digit and are not part of a word (`2O26`, `1.25O,OO`; not `Oct`).
+fn repair_digits(text: &str) -> (String, Vec<bool>) {
+    let bytes = text.as_bytes();
+    let in_run =
+        |b: u8| b.is_ascii_digit() || matches!(b, b'O' | b'o' | b'l' | b'I' | b'.' | b',' | b'\'');
+    let mut out = bytes.to_vec();
+    let mut changed = vec![false; bytes.len()];
+    let mut i = 0;
+    while i < bytes.len() {
+        if !in_run(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && in_run(bytes[i]) {
+            i += 1;
+        }
+        let has_digit = bytes[start..i].iter().any(u8::is_ascii_digit);
+        let free_before = !text[..start]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic);
+        let free_after = !text[i..].chars().next().is_some_and(char::is_alphabetic);
+        if has_digit && free_before && free_after {
+            for j in start..i {
+                let fixed = match bytes[j] {
+                    b'O' | b'o' => b'0',
+                    b'l' | b'I' => b'1',
+                    _ => continue,
+                };
+                out[j] = fixed;
+                changed[j] = true;
+            }
+        }
+    }
+    // Only ASCII bytes were swapped for ASCII bytes, so this is still UTF-8.
+    let repaired = String::from_utf8(out).unwrap_or_else(|_| text.to_string());
+    (repaired, changed)
+}
