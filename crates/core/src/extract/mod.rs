@@ -15,8 +15,6 @@ mod issuer;
 mod labels;
 mod line;
 mod number;
-#[cfg(test)]
-mod tests;
 
 use std::collections::BTreeMap;
 
@@ -123,3 +121,6 @@ impl<'r> Extractor<'r> {
         Extraction { fields }
     }
 }
+
+#[cfg(test)]
+mod tests;
