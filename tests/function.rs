@@ -9,6 +9,7 @@ use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::{Architecture, Environment, FunctionCode, Runtime, State};
 use serde_json::Value;
 
+use crate::resource::{Kind, Resource};
 use crate::util;
 
 const ROLE: &str = "arn:aws:iam::000000000000:role/lambda-role";
@@ -37,12 +38,13 @@ fn host_architecture() -> Architecture {
     }
 }
 
-/// A deployed copy of the test function.
+/// A deployed copy of the test function; deleted when dropped.
 pub struct Function {
     /// A Lambda client of the function's region.
     pub client: aws_sdk_lambda::Client,
     pub name: String,
     pub arn: String,
+    resource: Resource,
 }
 
 impl Function {
@@ -53,7 +55,8 @@ impl Function {
         env: &[(&str, &str)],
     ) -> Self {
         let client = aws_sdk_lambda::Client::new(config);
-        let name = util::unique("docket-testfn");
+        let resource = Resource::new(Kind::Function, config.region(), "testfn").await;
+        let name = resource.to_string();
         let mut environment = Environment::builder();
         for (k, v) in env {
             environment = environment.variables(*k, *v);
@@ -85,7 +88,14 @@ impl Function {
                 .await
                 .expect("get function configuration");
             match conf.state() {
-                Some(State::Active) => return Self { client, name, arn },
+                Some(State::Active) => {
+                    return Self {
+                        client,
+                        name,
+                        arn,
+                        resource,
+                    }
+                }
                 Some(State::Failed) => panic!("function {name} failed: {:?}", conf.state_reason()),
                 _ => tokio::time::sleep(Duration::from_millis(100)).await,
             }
@@ -98,14 +108,9 @@ impl Function {
         invoke(self.client.clone(), self.name.clone(), input).await
     }
 
-    /// Deletes the function.
+    /// Deletes the function now (dropping it deletes it too).
     pub async fn delete(self) {
-        let _ = self
-            .client
-            .delete_function()
-            .function_name(&self.name)
-            .send()
-            .await;
+        self.resource.delete().await;
     }
 }
 

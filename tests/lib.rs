@@ -16,10 +16,12 @@
 //! The library: [`util`] (SDK config for LocalStack, unique names, the Chaos API, workspace
 //! builds), [`stack`] (the deployed stack's outputs, clients, waits and reads), [`reviewers`]
 //! (assumed reviewer sessions and the `docket` CLI), [`function`] (the test function deployed to
-//! the local Lambda), [`render`] (documents from known text).
+//! the local Lambda), [`resource`] (what a test creates is deleted when it ends), [`render`]
+//! (documents from known text).
 
 pub mod function;
 pub mod render;
+pub mod resource;
 pub mod reviewers;
 pub mod stack;
 pub mod util;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_cloudformation::types::{Output, Stack, StackStatus};
 use aws_sdk_sfn::types::ExecutionStatus;
+use docket_e2e::resource::{Kind, Resource};
 use docket_e2e::util;
 use serde_json::{json, Value};
 
@@ -212,7 +213,7 @@ async fn version_and_alias_resources_are_deployed_updated_and_deleted() {
     let config = util::aws().await;
     let cfn = aws_sdk_cloudformation::Client::new(&config);
     let sfn = aws_sdk_sfn::Client::new(&config);
-    let name = util::unique("docket-cfn-sfn");
+    let name = Resource::new(Kind::Stack, config.region(), "cfn-sfn").await;
 
     // When it is created
     let stack_id = cfn

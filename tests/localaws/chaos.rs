@@ -133,17 +133,11 @@ async fn run_one_task(
             "Type": "Task", "Resource": resource, "Parameters": parameters, "End": true
         }}
     });
-    let machine = sfn
-        .create_state_machine()
-        .name(util::unique("chaos-sfn"))
-        .role_arn("arn:aws:iam::000000000000:role/sfn")
-        .definition(definition.to_string())
-        .send()
-        .await
-        .expect("create state machine");
+    let (_machine, arn) =
+        docket_e2e::resource::state_machine(config, "chaos-sfn", &definition).await;
     let execution = sfn
         .start_execution()
-        .state_machine_arn(machine.state_machine_arn())
+        .state_machine_arn(arn)
         .send()
         .await
         .unwrap();

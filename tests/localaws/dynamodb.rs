@@ -2,53 +2,53 @@
 //! ledger and audit log rely on.
 
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, Projection, ProjectionType, Put, ScalarAttributeType, TimeToLiveSpecification,
+    AttributeDefinition, AttributeValue, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    Projection, ProjectionType, Put, ScalarAttributeType, TimeToLiveSpecification,
     TransactWriteItem,
 };
 use aws_sdk_dynamodb::Client;
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
 
 /// A table keyed by `pk` with a GSI on `tenant`, created fresh for one test.
-pub async fn table(client: &Client, prefix: &str) -> String {
-    let name = util::unique(prefix);
-    let attr = |n: &str| {
-        AttributeDefinition::builder()
-            .attribute_name(n)
-            .attribute_type(ScalarAttributeType::S)
-            .build()
-            .unwrap()
-    };
-    let key = |n: &str| {
-        KeySchemaElement::builder()
-            .attribute_name(n)
-            .key_type(KeyType::Hash)
-            .build()
-            .unwrap()
-    };
-    client
-        .create_table()
-        .table_name(&name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attr("pk"))
-        .attribute_definitions(attr("tenant"))
-        .key_schema(key("pk"))
-        .global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name("by-tenant")
-                .key_schema(key("tenant"))
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::All)
-                        .build(),
-                )
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("create table");
-    name
+pub async fn table(client: &Client, label: &str) -> Resource {
+    resource::table(client, label, |table| {
+        table
+            .attribute_definitions(string_attribute("pk"))
+            .attribute_definitions(string_attribute("tenant"))
+            .key_schema(key("pk", KeyType::Hash))
+            .global_secondary_indexes(
+                GlobalSecondaryIndex::builder()
+                    .index_name("by-tenant")
+                    .key_schema(key("tenant", KeyType::Hash))
+                    .projection(
+                        Projection::builder()
+                            .projection_type(ProjectionType::All)
+                            .build(),
+                    )
+                    .build()
+                    .unwrap(),
+            )
+    })
+    .await
+}
+
+/// The definition of a string attribute.
+pub fn string_attribute(name: &str) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
+        .unwrap()
+}
+
+/// A key schema element.
+pub fn key(name: &str, key_type: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(key_type)
+        .build()
+        .unwrap()
 }
 
 /// Turns TTL on for `attribute` of `table`.

@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 
 use aws_config::SdkConfig;
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::KeyType;
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
@@ -18,7 +16,10 @@ use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{Change, RunRecord, RunStatus, Store};
 use docket_core::Error;
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
+
+use crate::dynamodb::{key, string_attribute};
 
 /// An S3 client with `faults` installed and at most `attempts` attempts per call.
 fn s3_with(config: &SdkConfig, faults: &Faults, attempts: u32) -> aws_sdk_s3::Client {
@@ -26,17 +27,6 @@ fn s3_with(config: &SdkConfig, faults: &Faults, attempts: u32) -> aws_sdk_s3::Cl
         .force_path_style(true)
         .retry_config(RetryConfig::standard().with_max_attempts(attempts));
     aws_sdk_s3::Client::from_conf(docket_aws::with_faults(builder, faults).build())
-}
-
-async fn bucket(config: &SdkConfig) -> String {
-    let name = util::unique("faults");
-    util::s3(config)
-        .create_bucket()
-        .bucket(&name)
-        .send()
-        .await
-        .expect("create bucket");
-    name
 }
 
 async fn exists(config: &SdkConfig, bucket: &str, key: &str) -> bool {
@@ -71,7 +61,7 @@ async fn put(
 #[tokio::test]
 async fn fail_before_send_on_put_object_fails_with_the_code_and_stores_nothing() {
     let config = util::aws().await;
-    let bucket = bucket(&config).await;
+    let bucket = resource::bucket(&config, "faults").await;
     let faults = Faults::builder()
         .rule(Rule::fail_before_send(
             "s3",
@@ -105,7 +95,7 @@ async fn fail_before_send_on_put_object_fails_with_the_code_and_stores_nothing()
 #[tokio::test]
 async fn lose_response_on_put_object_is_outcome_unknown_and_the_object_exists() {
     let config = util::aws().await;
-    let bucket = bucket(&config).await;
+    let bucket = resource::bucket(&config, "faults").await;
     let faults = Faults::builder()
         .rule(Rule::lose_response("s3", "PutObject"))
         .build();
@@ -126,7 +116,7 @@ async fn lose_response_on_put_object_is_outcome_unknown_and_the_object_exists() 
 #[tokio::test]
 async fn lose_response_as_timeout_is_outcome_unknown_or_retried_by_the_sdk() {
     let config = util::aws().await;
-    let bucket = bucket(&config).await;
+    let bucket = resource::bucket(&config, "faults").await;
 
     // One attempt: the timeout reaches the caller.
     let faults = Faults::builder()
@@ -161,30 +151,14 @@ async fn lose_response_as_timeout_is_outcome_unknown_or_retried_by_the_sdk() {
     );
 }
 
-async fn runs_table(config: &SdkConfig) -> String {
-    let name = util::unique("faults-runs");
-    aws_sdk_dynamodb::Client::new(config)
-        .create_table()
-        .table_name(&name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("runId")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("runId")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("create table");
-    name
+async fn runs_table(config: &SdkConfig) -> Resource {
+    let client = aws_sdk_dynamodb::Client::new(config);
+    resource::table(&client, "faults-runs", |table| {
+        table
+            .attribute_definitions(string_attribute("runId"))
+            .key_schema(key("runId", KeyType::Hash))
+    })
+    .await
 }
 
 fn run_record() -> RunRecord {
@@ -213,26 +187,31 @@ fn run_record() -> RunRecord {
     }
 }
 
-/// A store whose TransactWriteItems answers are lost (only the runs table is used).
-async fn store_losing_commits(config: &SdkConfig) -> (DynamoStore, Faults) {
+/// A store whose TransactWriteItems answers are lost (only the runs table is used), and that
+/// table.
+async fn store_losing_commits(config: &SdkConfig) -> (DynamoStore, Faults, Resource) {
     let faults = Faults::builder()
         .rule(Rule::lose_response("dynamodb", "TransactWriteItems").nth(1))
         .build();
     let runs = runs_table(config).await;
     let tables = Tables {
-        runs,
+        runs: runs.to_string(),
         documents: "unused".into(),
         audit: "unused".into(),
         checkpoints: "unused".into(),
         ledger: "unused".into(),
     };
-    (DynamoStore::with_faults(config, tables, &faults), faults)
+    (
+        DynamoStore::with_faults(config, tables, &faults),
+        faults,
+        runs,
+    )
 }
 
 #[tokio::test]
 async fn lose_response_on_transact_write_items_commits_and_the_retry_is_refused() {
     let config = util::aws().await;
-    let (store, faults) = store_losing_commits(&config).await;
+    let (store, faults, _runs) = store_losing_commits(&config).await;
     let run = run_record();
 
     let err = store
@@ -256,7 +235,7 @@ async fn lose_response_on_transact_write_items_commits_and_the_retry_is_refused(
     );
 
     // The raw SDK error of the same fault is ambiguous for `classify_effect`.
-    let (store, _) = store_losing_commits(&config).await;
+    let (store, _, _runs) = store_losing_commits(&config).await;
     let item = aws_sdk_dynamodb::types::TransactWriteItem::builder()
         .put(
             aws_sdk_dynamodb::types::Put::builder()
@@ -286,7 +265,7 @@ async fn lose_response_on_transact_write_items_commits_and_the_retry_is_refused(
 #[tokio::test]
 async fn lose_response_on_commit_is_outcome_unknown() {
     let config = util::aws().await;
-    let (store, _) = store_losing_commits(&config).await;
+    let (store, _, _runs) = store_losing_commits(&config).await;
     let err = store
         .commit(vec![Change::CreateRun(run_record())])
         .await
@@ -297,7 +276,7 @@ async fn lose_response_on_commit_is_outcome_unknown() {
 #[tokio::test]
 async fn nth_call_trigger_fires_exactly_once_on_the_nth_call() {
     let config = util::aws().await;
-    let bucket = bucket(&config).await;
+    let bucket = resource::bucket(&config, "faults").await;
     let faults = Faults::builder()
         .rule(Rule::fail_before_send("s3", "PutObject", "SlowDown").nth(3))
         .build();
@@ -332,7 +311,7 @@ async fn without_configuration_nothing_is_injected() {
     assert!(faults.is_empty());
 
     let config = util::aws().await;
-    let bucket = bucket(&config).await;
+    let bucket = resource::bucket(&config, "faults").await;
     let conf = aws_sdk_s3::config::Builder::from(&config).force_path_style(true);
     let conf = docket_aws::with_faults(conf, &faults).build();
     assert_eq!(conf.interceptors().count(), 0);

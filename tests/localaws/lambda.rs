@@ -10,10 +10,9 @@ use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::InvocationType;
 use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_e2e::function::{invoke, Function};
+use docket_e2e::resource;
 use docket_e2e::util;
 use serde_json::{json, Value};
-
-const SFN_ROLE: &str = "arn:aws:iam::000000000000:role/sfn-role";
 
 /// Pids of live processes whose environment names this function (its bootstraps).
 fn bootstrap_pids(function_name: &str) -> Vec<u32> {
@@ -41,17 +40,10 @@ async fn run_state_machine(
     Vec<aws_sdk_sfn::types::HistoryEvent>,
 ) {
     let sfn = aws_sdk_sfn::Client::new(config);
-    let machine = sfn
-        .create_state_machine()
-        .name(util::unique("docket-lambda-sm"))
-        .definition(definition.to_string())
-        .role_arn(SFN_ROLE)
-        .send()
-        .await
-        .expect("create state machine");
+    let (machine, arn) = resource::state_machine(config, "lambda-sm", &definition).await;
     let execution = sfn
         .start_execution()
-        .state_machine_arn(machine.state_machine_arn())
+        .state_machine_arn(arn)
         .input("{}")
         .send()
         .await
@@ -82,11 +74,7 @@ async fn run_state_machine(
         .output()
         .map(|o| serde_json::from_str(o).expect("output is JSON"))
         .unwrap_or(Value::Null);
-    let _ = sfn
-        .delete_state_machine()
-        .state_machine_arn(machine.state_machine_arn())
-        .send()
-        .await;
+    machine.delete().await;
     (described.status().clone(), output, history)
 }
 

@@ -5,20 +5,20 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::KeyType;
 use aws_sdk_dynamodb::Client;
 use docket_aws::ledger::DynamoLedger;
 use docket_core::error::ErrorKind;
 use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
-use docket_core::ledger::{Claimed, LeaseRules, Ledger, LedgerStatus};
+use docket_core::ledger::Ledger;
+use docket_core::ledger::{Claimed, LeaseRules, LedgerStatus};
 use docket_core::{Error, Family};
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::dynamodb::enable_ttl;
+use crate::dynamodb::{enable_ttl, key, string_attribute};
 use crate::requests::{counting_client, Requests};
 
 const RULES: LeaseRules = LeaseRules {
@@ -31,7 +31,7 @@ struct Fixture {
     ledger: DynamoLedger,
     requests: Requests,
     client: Client,
-    table: String,
+    table: Resource,
 }
 
 /// A fresh ledger table (key `operationId`, TTL on `expiresAt`, as in infra/template.yaml) in
@@ -40,28 +40,12 @@ struct Fixture {
 async fn fixture_in(region: &str) -> Fixture {
     let config = util::aws_in(region).await;
     let client = Client::new(&config);
-    let table = util::unique("ledger");
-    client
-        .create_table()
-        .table_name(&table)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("operationId")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap(),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("operationId")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("create ledger table");
+    let table = resource::table(&client, "ledger", |table| {
+        table
+            .attribute_definitions(string_attribute("operationId"))
+            .key_schema(key("operationId", KeyType::Hash))
+    })
+    .await;
     enable_ttl(&client, &table, "expiresAt").await;
     let (counted, requests) = counting_client(&config);
     Fixture {
@@ -69,6 +53,19 @@ async fn fixture_in(region: &str) -> Fixture {
         requests,
         client,
         table,
+    }
+}
+
+impl Fixture {
+    /// Claims `op` at `T0` and completes it a second later (result `r.json`, hash `h1`);
+    /// returns the fence.
+    async fn claim_and_complete(&self, op: &OperationId) -> u64 {
+        let fence = fence_of(&self.ledger.claim(op, "p1", T0, &RULES).await.unwrap());
+        self.ledger
+            .complete(op, fence, "s3://derived/r.json", "h1", T0 + 1)
+            .await
+            .unwrap();
+        fence
     }
 }
 
@@ -169,11 +166,7 @@ async fn duplicate_during_a_live_claim_is_refused_in_progress_by_one_failed_writ
 async fn completed_replay_returns_the_recorded_result_in_one_request_without_the_effect() {
     let f = fixture().await;
     let op = op();
-    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
-    f.ledger
-        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
-        .await
-        .unwrap();
+    f.claim_and_complete(&op).await;
     f.requests.take();
 
     let replay = f.ledger.claim(&op, "p1", T0 + 3_600, &RULES).await.unwrap();
@@ -266,11 +259,7 @@ async fn tampered_parameters_are_a_conflict_and_overwrite_nothing() {
 async fn completion_repeated_after_a_lost_acknowledgement_succeeds_without_writing_again() {
     let f = fixture().await;
     let op = op();
-    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
-    f.ledger
-        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
-        .await
-        .unwrap();
+    let fence = f.claim_and_complete(&op).await;
 
     let repeat = f
         .ledger
@@ -345,11 +334,7 @@ async fn failed_operation_replays_its_error_and_unresolved_one_is_listed_with_it
 async fn claim_past_retention_is_refused_until_an_operator_decides() {
     let f = fixture().await;
     let op = op();
-    let fence = fence_of(&f.ledger.claim(&op, "p1", T0, &RULES).await.unwrap());
-    f.ledger
-        .complete(&op, fence, "s3://derived/r.json", "h1", T0 + 1)
-        .await
-        .unwrap();
+    f.claim_and_complete(&op).await;
     let never_finished = self::op();
     f.ledger
         .claim(&never_finished, "p1", T0, &RULES)

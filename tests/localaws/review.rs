@@ -7,24 +7,26 @@ use std::collections::BTreeMap;
 
 use aws_config::SdkConfig;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, Projection, ProjectionType, ScalarAttributeType, Select,
+    AttributeValue, GlobalSecondaryIndex, KeyType, Projection, ProjectionType, Select,
 };
 use aws_sdk_dynamodb::Client;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::review::{DynamoReviewStore, BY_TENANT, INDEX_ATTRIBUTES, KEY, TOKEN_ATTRIBUTE};
-use docket_core::model::fields::FieldName;
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::model::fields::FieldName;
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::TaskToken;
+use docket_core::review::ReviewStore;
 use docket_core::review::{
     task_id_for, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal, ReviewDecision,
-    ReviewField, ReviewStatus, ReviewStore, ReviewTask, Reviewer, Verdict,
+    ReviewField, ReviewStatus, ReviewTask, Reviewer, Verdict,
 };
 use docket_core::validate::Reason;
 use docket_core::Error;
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
 
+use crate::dynamodb::{key, string_attribute};
 use crate::requests::{counting_client, Requests};
 
 struct Fixture {
@@ -32,7 +34,7 @@ struct Fixture {
     store: DynamoReviewStore,
     requests: Requests,
     client: Client,
-    table: String,
+    table: Resource,
 }
 
 /// A fresh review table as the CloudFormation one must be: hash key `taskId`; index
@@ -41,48 +43,30 @@ struct Fixture {
 async fn fixture() -> Fixture {
     let config = util::aws().await;
     let client = Client::new(&config);
-    let table = util::unique("reviews");
-    let attr = |name: &str| {
-        AttributeDefinition::builder()
-            .attribute_name(name)
-            .attribute_type(ScalarAttributeType::S)
-            .build()
-            .unwrap()
-    };
-    let key = |name: &str, key_type: KeyType| {
-        KeySchemaElement::builder()
-            .attribute_name(name)
-            .key_type(key_type)
-            .build()
-            .unwrap()
-    };
-    client
-        .create_table()
-        .table_name(&table)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attr(KEY))
-        .attribute_definitions(attr("tenant"))
-        .attribute_definitions(attr("createdAt"))
-        .key_schema(key(KEY, KeyType::Hash))
-        .global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(BY_TENANT)
-                .key_schema(key("tenant", KeyType::Hash))
-                .key_schema(key("createdAt", KeyType::Range))
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::Include)
-                        .set_non_key_attributes(Some(
-                            INDEX_ATTRIBUTES.iter().map(|a| a.to_string()).collect(),
-                        ))
-                        .build(),
-                )
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .expect("create review table");
+    let table = resource::table(&client, "reviews", |table| {
+        table
+            .attribute_definitions(string_attribute(KEY))
+            .attribute_definitions(string_attribute("tenant"))
+            .attribute_definitions(string_attribute("createdAt"))
+            .key_schema(key(KEY, KeyType::Hash))
+            .global_secondary_indexes(
+                GlobalSecondaryIndex::builder()
+                    .index_name(BY_TENANT)
+                    .key_schema(key("tenant", KeyType::Hash))
+                    .key_schema(key("createdAt", KeyType::Range))
+                    .projection(
+                        Projection::builder()
+                            .projection_type(ProjectionType::Include)
+                            .set_non_key_attributes(Some(
+                                INDEX_ATTRIBUTES.iter().map(|a| a.to_string()).collect(),
+                            ))
+                            .build(),
+                    )
+                    .build()
+                    .unwrap(),
+            )
+    })
+    .await;
     let (counted, requests) = counting_client(&config);
     Fixture {
         store: DynamoReviewStore::from_client(counted, &table),

@@ -15,6 +15,7 @@ use aws_sdk_textract::types::{
 };
 
 use docket_e2e::render::{pdf, png_of};
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
 
 const INVOICE_PAGE: &[&str] = &["INVOICE", "Number INV-2026-0042", "Total 1234.56 EUR"];
@@ -24,15 +25,14 @@ const JOB_DEADLINE: Duration = Duration::from_secs(60);
 struct Fixture {
     textract: aws_sdk_textract::Client,
     s3: aws_sdk_s3::Client,
-    bucket: String,
+    bucket: Resource,
 }
 
 impl Fixture {
     async fn new() -> Self {
         let cfg = util::aws().await;
         let s3 = util::s3(&cfg);
-        let bucket = util::unique("textract");
-        s3.create_bucket().bucket(&bucket).send().await.unwrap();
+        let bucket = resource::bucket(&cfg, "textract").await;
         Fixture {
             textract: aws_sdk_textract::Client::new(&cfg),
             s3,
