@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::ids::{canonical_json, sha256_hex};
-use crate::model::fields::{parse_amount_cents, FieldName};
+use crate::model::fields::{is_currency_code, parse_amount_cents, FieldName};
 use serde::{Deserialize, Serialize};
 
 /// The whole pipeline configuration.
@@ -216,8 +216,14 @@ impl PipelineConfig {
                 problem: problem.into(),
             }
         }
-        fn is_code(s: &str) -> bool {
-            s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())
+        fn all_codes(field: &str, codes: &[String]) -> Result<(), ConfigError> {
+            match codes.iter().find(|c| !is_currency_code(c)) {
+                Some(bad) => Err(invalid(
+                    field,
+                    format!("{bad:?} is not a three-letter upper-case code"),
+                )),
+                None => Ok(()),
+            }
         }
 
         if self.version.trim().is_empty() {
@@ -260,19 +266,14 @@ impl PipelineConfig {
             }
         }
         for (symbol, code) in &x.currency_symbols {
-            if symbol.trim().is_empty() || !is_code(code) {
+            if symbol.trim().is_empty() || !is_currency_code(code) {
                 return Err(invalid(
                     "extraction.currency_symbols",
                     format!("{symbol:?} → {code:?} is not a symbol and an ISO 4217 code"),
                 ));
             }
         }
-        if let Some(bad) = x.currency_codes.iter().find(|c| !is_code(c)) {
-            return Err(invalid(
-                "extraction.currency_codes",
-                format!("{bad:?} is not a three-letter upper-case code"),
-            ));
-        }
+        all_codes("extraction.currency_codes", &x.currency_codes)?;
         if let Some((name, n)) = x.month_names.iter().find(|(_, n)| !(1..=12).contains(*n)) {
             return Err(invalid(
                 "extraction.month_names",
@@ -320,12 +321,7 @@ impl PipelineConfig {
                 "needs at least one code",
             ));
         }
-        if let Some(bad) = v.allowed_currencies.iter().find(|c| !is_code(c)) {
-            return Err(invalid(
-                "validation.allowed_currencies",
-                format!("{bad:?} is not a three-letter upper-case code"),
-            ));
-        }
+        all_codes("validation.allowed_currencies", &v.allowed_currencies)?;
         if let Some(f) = v
             .required_for_processing
             .iter()

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use super::line::{Ctx, Found};
+use super::labels::first_preferred;
+use super::line::{letter_touches, Ctx, Found};
 use super::{Extractor, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_SYMBOL};
-use crate::model::fields::Field;
+use crate::model::fields::{is_currency_code, Field};
 
 /// A currency code or symbol in a line, as its ISO code.
 pub(super) struct CurrencyMatch {
@@ -43,11 +44,8 @@ impl Extractor<'_> {
             (text.trim().len() == c.end - c.start).then(|| found(&c))
         };
         let labelled = self.labelled(pages, &self.currency, false, same, next);
-        if let Some((c, _)) = labelled
-            .into_iter()
-            .min_by_key(|(c, _)| (c.priority, c.order))
-        {
-            return Some(c.field);
+        if let Some(field) = first_preferred(labelled) {
+            return Some(field);
         }
 
         // 2. A code or symbol on the total's line.
@@ -96,14 +94,8 @@ impl Extractor<'_> {
                 i += 1;
             }
             let word = &text[start..i];
-            let whole = !text[..start]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphabetic)
-                && !text[i..].chars().next().is_some_and(char::is_alphabetic);
-            if whole
-                && word.len() == 3
-                && word.bytes().all(|b| b.is_ascii_uppercase())
+            if !letter_touches(text, start, i)
+                && is_currency_code(word)
                 && self.rules.currency_codes.iter().any(|c| c == word)
             {
                 out.push(CurrencyMatch {
@@ -118,13 +110,7 @@ impl Extractor<'_> {
             let has_letters = symbol.chars().any(char::is_alphabetic);
             for (start, _) in text.match_indices(symbol) {
                 let end = start + symbol.len();
-                if has_letters
-                    && (text[..start]
-                        .chars()
-                        .next_back()
-                        .is_some_and(char::is_alphabetic)
-                        || text[end..].chars().next().is_some_and(char::is_alphabetic))
-                {
+                if has_letters && letter_touches(text, start, end) {
                     continue;
                 }
                 if out.iter().any(|c| c.start < end && c.end > start) {

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Captures, Regex};
 use time::{Date, Month};
 
 use super::line::{Ctx, Found};
@@ -18,6 +18,19 @@ pub(super) struct DateMatch {
     /// `None` when it is not a calendar date (`31/02/2026`).
     date: Option<Date>,
     quality: f64,
+}
+
+impl DateMatch {
+    /// The whole match of `c`, read as the given year, month and day.
+    fn new(c: &Captures, (year, month, day): (u32, u32, u32), quality: f64) -> Self {
+        let m = c.get(0).expect("group 0");
+        DateMatch {
+            start: m.start(),
+            end: m.end(),
+            date: calendar_date(year, month, day),
+            quality,
+        }
+    }
 }
 
 fn date_regexes() -> &'static [Regex; 4] {
@@ -44,7 +57,8 @@ fn iso_date(date: Date) -> String {
     )
 }
 
-fn calendar_date(year: i32, month: u32, day: u32) -> Option<Date> {
+fn calendar_date(year: u32, month: u32, day: u32) -> Option<Date> {
+    let year = i32::try_from(year).ok()?;
     let month = Month::try_from(u8::try_from(month).ok()?).ok()?;
     Date::from_calendar_date(year, month, u8::try_from(day).ok()?).ok()
 }
@@ -103,21 +117,13 @@ impl Extractor<'_> {
             if c[2] != c[4] {
                 continue;
             }
-            let m = c.get(0).expect("group 0");
-            out.push(DateMatch {
-                start: m.start(),
-                end: m.end(),
-                date: i32::try_from(num(&c[1]))
-                    .ok()
-                    .and_then(|y| calendar_date(y, num(&c[3]), num(&c[5]))),
-                quality: 1.0,
-            });
+            let ymd = (num(&c[1]), num(&c[3]), num(&c[5]));
+            out.push(DateMatch::new(&c, ymd, 1.0));
         }
         for c in numeric.captures_iter(text) {
             if c[2] != c[4] {
                 continue;
             }
-            let m = c.get(0).expect("group 0");
             let (a, b) = (num(&c[1]), num(&c[3]));
             let mut quality = 1.0;
             let mut year = num(&c[5]);
@@ -140,14 +146,7 @@ impl Extractor<'_> {
                     DateOrder::Mdy => (b, a),
                 }
             };
-            out.push(DateMatch {
-                start: m.start(),
-                end: m.end(),
-                date: i32::try_from(year)
-                    .ok()
-                    .and_then(|y| calendar_date(y, month, day)),
-                quality,
-            });
+            out.push(DateMatch::new(&c, (year, month, day), quality));
         }
         let month = |name: &str| {
             self.rules
@@ -160,15 +159,8 @@ impl Extractor<'_> {
                 let Some(mo) = month(&c[month_group]) else {
                     continue;
                 };
-                let m = c.get(0).expect("group 0");
-                out.push(DateMatch {
-                    start: m.start(),
-                    end: m.end(),
-                    date: i32::try_from(num(&c[3]))
-                        .ok()
-                        .and_then(|y| calendar_date(y, mo, num(&c[day_group]))),
-                    quality: 1.0,
-                });
+                let ymd = (num(&c[3]), mo, num(&c[day_group]));
+                out.push(DateMatch::new(&c, ymd, 1.0));
             }
         }
         out.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));

@@ -1,6 +1,7 @@
 //! The issuer: behind an explicit label (`From:`, `Seller:`) at the start of a line, or else the
 //! letterhead, the first organisation-shaped line of page 1 that is not the recipient.
 
+use super::labels::first_preferred;
 use super::line::{Ctx, Found};
 use super::{Extractor, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
 use crate::model::fields::Field;
@@ -64,11 +65,8 @@ impl Extractor<'_> {
                 .flatten()
         };
         let labelled = self.labelled(pages, &self.issuer, true, same, next);
-        if let Some((c, _)) = labelled
-            .into_iter()
-            .min_by_key(|(c, _)| (c.priority, c.order))
-        {
-            return Some(c.field);
+        if let Some(field) = first_preferred(labelled) {
+            return Some(field);
         }
 
         // The letterhead: the first line of page 1 that looks like an organisation.

@@ -152,6 +152,14 @@ pub(super) fn skip_separators(text: &str, from: usize) -> usize {
     from + rest.len() - trimmed.len()
 }
 
+/// The candidate of the most preferred label, the first in the document among equals.
+pub(super) fn first_preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Field> {
+    candidates
+        .into_iter()
+        .min_by_key(|(c, _)| (c.priority, c.order))
+        .map(|(c, _)| c.field)
+}
+
 impl Extractor<'_> {
     /// Candidates for a labelled field: for each line, the most preferred label whose value is
     /// found after it on the same line (`same`) or alone on the next line (`next`), unless an

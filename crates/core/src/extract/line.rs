@@ -124,12 +124,7 @@ fn repair_digits(text: &str) -> (String, Vec<bool>) {
             i += 1;
         }
         let has_digit = bytes[start..i].iter().any(u8::is_ascii_digit);
-        let free_before = !text[..start]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphabetic);
-        let free_after = !text[i..].chars().next().is_some_and(char::is_alphabetic);
-        if has_digit && free_before && free_after {
+        if has_digit && !letter_touches(text, start, i) {
             for j in start..i {
                 let fixed = match bytes[j] {
                     b'O' | b'o' => b'0',
@@ -144,4 +139,14 @@ fn repair_digits(text: &str) -> (String, Vec<bool>) {
     // Only ASCII bytes were swapped for ASCII bytes, so this is still UTF-8.
     let repaired = String::from_utf8(out).unwrap_or_else(|_| text.to_string());
     (repaired, changed)
+}
+
+/// Whether a letter sits right before `start` or right after `end` in `text`: the span is then
+/// part of a word (`Oct`, `EURO`), not a token of its own.
+pub(super) fn letter_touches(text: &str, start: usize, end: usize) -> bool {
+    text[..start]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphabetic)
+        || text[end..].chars().next().is_some_and(char::is_alphabetic)
 }

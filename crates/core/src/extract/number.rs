@@ -1,5 +1,6 @@
 //! The invoice number: the first token with a digit after its label.
 
+use super::labels::first_preferred;
 use super::line::{Ctx, Found};
 use super::Extractor;
 use crate::model::fields::Field;
@@ -26,9 +27,6 @@ impl Extractor<'_> {
                 .then(|| token(text, 0))
                 .flatten()
         };
-        self.labelled(pages, &self.number, false, same, next)
-            .into_iter()
-            .min_by_key(|(c, _)| (c.priority, c.order))
-            .map(|(c, _)| c.field)
+        first_preferred(self.labelled(pages, &self.number, false, same, next))
     }
 }

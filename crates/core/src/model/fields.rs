@@ -98,6 +98,11 @@ pub(crate) fn parse_amount_cents(s: &str) -> Option<i128> {
     Some(if negative { -cents } else { cents })
 }
 
+/// An ISO 4217 code as the pipeline writes one: three upper-case ASCII letters (`EUR`).
+pub(crate) fn is_currency_code(s: &str) -> bool {
+    s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

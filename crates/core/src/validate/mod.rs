@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use time::{macros::format_description, Date, Duration};
 
 use crate::config::ValidationRules;
-use crate::model::fields::{parse_amount_cents, Extraction, FieldName};
+use crate::model::fields::{is_currency_code, parse_amount_cents, Extraction, FieldName};
 
 /// A required field was not found.
 pub const MISSING_FIELD: &str = "missing_field";
@@ -227,7 +227,7 @@ fn check_value(
             Ok(None)
         }
         FieldName::Currency => {
-            if value.len() != 3 || !value.bytes().all(|b| b.is_ascii_uppercase()) {
+            if !is_currency_code(value) {
                 return Err(format!("currency {value:?} is not an ISO 4217 code"));
             }
             if !rules.allowed_currencies.iter().any(|c| c == value) {
