@@ -16,7 +16,7 @@ use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::model::fields::FieldName;
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::TaskToken;
-use docket_core::review::ReviewStore;
+use docket_core::ports::ReviewStore;
 use docket_core::review::{
     task_id_for, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal, ReviewDecision,
     ReviewField, ReviewStatus, ReviewTask, Reviewer, Verdict,

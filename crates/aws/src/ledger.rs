@@ -26,9 +26,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditi
 use aws_sdk_dynamodb::Client;
 use docket_core::ids::OperationId;
 use docket_core::ledger::{
-    check_write, decide_claim, decide_write, Attempt, Claimed, LeaseRules, Ledger, LedgerStatus,
+    check_write, decide_claim, decide_write, Attempt, Claimed, LeaseRules, LedgerStatus,
     OperationRecord, Write, WriteDecision, CLAIM_NOTE,
 };
+use docket_core::ports::Ledger;
 use docket_core::Error;
 
 use crate::errors::classify;

@@ -36,9 +36,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditi
 use aws_sdk_dynamodb::Client;
 use docket_core::ids::{DocumentId, RunId, Tenant};
 use docket_core::model::run::TaskToken;
+use docket_core::ports::ReviewStore;
 use docket_core::review::{
     apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId,
+    Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
 };
 use docket_core::Error;
 use serde::de::DeserializeOwned;

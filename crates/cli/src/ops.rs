@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use docket_core::ids::OperationId;
-use docket_core::ledger::{Ledger, OperationRecord};
+use docket_core::ledger::OperationRecord;
+use docket_core::ports::Ledger;
 use docket_core::ports::RunStatus;
 use serde_json::{json, Value};
 

@@ -19,8 +19,6 @@
 //! under a lock, the DynamoDB one expresses them as condition expressions and feeds refused items
 //! (returned with the refusal) back into them to name the outcome.
 
-use std::future::Future;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorKind, Family};
@@ -99,7 +97,8 @@ pub struct OperationRecord {
     pub status: LedgerStatus,
     /// Until when (unix seconds, inclusive) the holder's claim is live.
     pub lease_expires_at: i64,
-    /// The lease length of the claim, used again when the holder extends it ([`Ledger::accept`]).
+    /// The lease length of the claim, used again when the holder extends it
+    /// ([`Ledger::accept`](crate::ports::Ledger::accept)).
     pub lease_seconds: i64,
     /// The number of claims so far: the current holder's fence.
     pub fence: u64,
@@ -152,91 +151,6 @@ pub struct LeaseRules {
     pub lease_seconds: i64,
     /// How long the record is kept (seconds from the claim); becomes the TTL attribute.
     pub retention_seconds: i64,
-}
-
-/// The operation ledger port.
-pub trait Ledger: Send + Sync {
-    /// Claims `op` for parameters `fingerprint` at `now` (one conditional write). Errors:
-    /// [`Error::ParametersChanged`], [`Error::InProgress`] (a live claim by someone else),
-    /// the recorded error of a failed operation, [`Error::Unresolved`],
-    /// [`Error::RetentionExpired`], or a store error.
-    fn claim(
-        &self,
-        op: &OperationId,
-        fingerprint: &str,
-        now: i64,
-        rules: &LeaseRules,
-    ) -> impl Future<Output = Result<Claimed, Error>> + Send;
-    /// A write by the holder of `fence` (one conditional write): applied only while the record
-    /// carries that fence and a status the write moves from; the same write repeated after a
-    /// lost acknowledgement succeeds without writing again; anything else is
-    /// [`Error::FencedOut`] (see [`decide_write`]).
-    fn write(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        write: Write,
-        now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-    /// In progress → accepted: a provider holds the work as `job_id`; extends the lease.
-    fn accept(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        job_id: &str,
-        now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        let job_id = job_id.to_string();
-        self.write(op, fence, Write::Accept { job_id }, now)
-    }
-    /// In progress or accepted → completed, with where the result is and its hash.
-    fn complete(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        result_pointer: &str,
-        result_hash: &str,
-        now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        let write = Write::Complete {
-            result_pointer: result_pointer.to_string(),
-            result_hash: result_hash.to_string(),
-        };
-        self.write(op, fence, write, now)
-    }
-    /// In progress or accepted → failed with `error` (not `Transient.*`: a transient error is
-    /// not an outcome, the lease runs out and a retry takes over).
-    fn fail(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        error: ErrorKind,
-        now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        self.write(op, fence, Write::Fail { error }, now)
-    }
-    /// In progress or accepted → unresolved, with who decides and what they should do.
-    fn mark_unresolved(
-        &self,
-        op: &OperationId,
-        fence: u64,
-        owner: &str,
-        next_action: &str,
-        now: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        let write = Write::MarkUnresolved {
-            owner: owner.to_string(),
-            next_action: next_action.to_string(),
-        };
-        self.write(op, fence, write, now)
-    }
-    /// The record of `op` (strongly consistent).
-    fn get(
-        &self,
-        op: &OperationId,
-    ) -> impl Future<Output = Result<Option<OperationRecord>, Error>> + Send;
-    /// Every unresolved operation, for operators.
-    fn unresolved(&self) -> impl Future<Output = Result<Vec<OperationRecord>, Error>> + Send;
 }
 
 /// The error recorded as `name` by [`Write::Fail`], with `detail`. An unknown name is a corrupt

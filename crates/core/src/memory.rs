@@ -428,7 +428,7 @@ impl MemoryLedger {
     }
 }
 
-impl crate::ledger::Ledger for MemoryLedger {
+impl crate::ports::Ledger for MemoryLedger {
     async fn claim(
         &self,
         op: &OperationId,

@@ -40,13 +40,15 @@
 //!   closed", so after a callback whose answer was lost (`Ambiguous.OutcomeUnknown`, or an SDK
 //!   retry after a timeout), a `TaskTimedOut` before the deadline may be the first attempt's
 //!   success: reconcile with the execution's history before expiring.
+//!
+//! [`ReviewStore::token`]: crate::ports::ReviewStore::token
+//! [`ReviewStore::mark_delivered`]: crate::ports::ReviewStore::mark_delivered
 
 pub mod identity;
 pub mod memory;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -54,8 +56,8 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::config::PipelineConfig;
-use crate::model::fields::{Extraction, Field, FieldName};
 use crate::ids::{canonical_json, sha256_hex, DocumentId, RunId, Tenant};
+use crate::model::fields::{Extraction, Field, FieldName};
 use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::validate::{self, Decision, Reason, ValidationReport, BAD_FORMAT};
 use crate::Error;
@@ -664,7 +666,8 @@ pub fn diff(
 /// What a reviewer's `decision` on `task` leads to at `now`, before anything is written:
 /// another tenant's reviewer gets `Business.ReviewNotFound` (the error); a decided or expired
 /// task, or a pending one past its deadline, is a [`Refusal`]; otherwise the decided task,
-/// which the store then records with [`ReviewStore::decide`] (where a concurrent decision can
+/// which the store then records with [`ReviewStore::decide`](crate::ports::ReviewStore::decide)
+/// (where a concurrent decision can
 /// still win).
 pub fn decide(
     task: &ReviewTask,
@@ -766,48 +769,6 @@ pub fn deliver(task: &ReviewTask, at: &str) -> Result<ReviewTask, Error> {
             task.task_id
         ))),
     }
-}
-
-/// Review tasks: one per run, opened idempotently, decided once, the token kept apart.
-pub trait ReviewStore: Send + Sync {
-    /// Opens `open.task` with its token (one conditional write): see [`Opened`] and [`reopen`].
-    /// A task that is not pending and undecided is refused first ([`OpenTask::check`]).
-    fn open(&self, open: OpenTask) -> impl Future<Output = Result<Opened, Error>> + Send;
-    /// A task, without its token (strongly consistent).
-    fn get(&self, task: &TaskId) -> impl Future<Output = Result<Option<ReviewTask>, Error>> + Send;
-    /// The token of the task's waiting attempt: for the adapter that calls Step Functions only.
-    fn token(&self, task: &TaskId)
-        -> impl Future<Output = Result<Option<TaskToken>, Error>> + Send;
-    /// Tasks of one tenant (or all, for operators), optionally of one status, oldest first,
-    /// without tokens. By tenant this reads an index, which may lag a write by a moment.
-    fn list(
-        &self,
-        tenant: Option<&Tenant>,
-        status: Option<ReviewStatus>,
-    ) -> impl Future<Output = Result<Vec<ReviewTask>, Error>> + Send;
-    /// Records `decision` if the task is still pending and of the reviewer's tenant (one
-    /// conditional write): the decided task, or the [`Refusal`] with the task as recorded (from
-    /// the refused write itself, no second read). A missing task or another tenant's is
-    /// `Business.ReviewNotFound`. See [`apply_decision`].
-    fn decide(
-        &self,
-        task: &TaskId,
-        decision: &ReviewDecision,
-    ) -> impl Future<Output = Result<Result<ReviewTask, Refusal>, Error>> + Send;
-    /// Records that Step Functions acknowledged the decision's callback at `at` (RFC 3339);
-    /// see [`deliver`].
-    fn mark_delivered(
-        &self,
-        task: &TaskId,
-        at: &str,
-    ) -> impl Future<Output = Result<ReviewTask, Error>> + Send;
-    /// Expires the task unless its decision was delivered; see [`expire`]. A missing task is
-    /// `Business.ReviewNotFound`.
-    fn expire(
-        &self,
-        task: &TaskId,
-        expiry: &Expiry,
-    ) -> impl Future<Output = Result<ExpireOutcome, Error>> + Send;
 }
 
 /// Parses the reviewer's corrections: known field names, trimmed well-formed values.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::*;
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::memory::MemoryLedger;
+use crate::ports::Ledger;
 
 const RULES: LeaseRules = LeaseRules {
     lease_seconds: 60,

@@ -6,10 +6,11 @@ use std::sync::Mutex;
 
 use super::{
     apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewStore, ReviewTask, TaskId,
+    Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
 };
 use crate::ids::Tenant;
 use crate::model::run::TaskToken;
+use crate::ports::ReviewStore;
 use crate::Error;
 
 /// Review tasks and their tokens, kept apart from each other as in the DynamoDB table.

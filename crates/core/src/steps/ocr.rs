@@ -25,11 +25,11 @@ use crate::audit::AuditDraft;
 use crate::error::{ErrorKind, Family};
 use crate::ids::{sha256_hex, OperationId};
 use crate::ledger::{
-    ambiguous_attempts, decide_write, Claimed, Ledger, LedgerStatus, OperationRecord, Write,
-    WriteDecision,
+    ambiguous_attempts, decide_write, Claimed, LedgerStatus, OperationRecord, Write, WriteDecision,
 };
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
+use crate::ports::Ledger;
 use crate::ports::{BlobStore, Change, Ocr, OcrPoll, Refused, RunStatus, Store};
 use crate::Error;
 

@@ -20,15 +20,16 @@ use serde_json::json;
 use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
-use crate::model::fields::FieldName;
 use crate::ids::OperationId;
+use crate::model::fields::FieldName;
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
 use crate::model::run::TaskToken;
+use crate::ports::ReviewStore;
 use crate::ports::{BlobStore, Change, RunStatus, Store, TaskCallback};
 use crate::review::{
     authorize, not_found, rfc3339, task_id_for, ExpireOutcome, Expiry, OpenTask, Opened, Refusal,
-    ReviewDecision, ReviewField, ReviewStore, ReviewTask, Reviewer, TaskId,
+    ReviewDecision, ReviewField, ReviewTask, Reviewer, TaskId,
 };
 use crate::validate::ValidationReport;
 use crate::Error;

@@ -661,7 +661,7 @@ impl World {
     }
 
     async fn ledger_of(&self, input: &RunInput) -> crate::ledger::OperationRecord {
-        use crate::ledger::Ledger;
+        use crate::ports::Ledger;
         self.store
             .ledger
             .get(&ocr::operation(input))
@@ -740,13 +740,13 @@ async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_
     assert_eq!(run.status, RunStatus::Unresolved);
     assert_eq!(run.error.as_deref(), Some("Ambiguous.Unresolved"));
     assert_eq!(w.actions(&input, "ocr.unresolved").await, 1);
-    use crate::ledger::Ledger;
+    use crate::ports::Ledger;
     assert_eq!(w.store.ledger.unresolved().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
 async fn a_holder_that_crashed_after_the_provider_accepted_is_taken_over_after_its_lease() {
-    use crate::ledger::Ledger;
+    use crate::ports::Ledger;
     // given a holder that claimed the operation and started the job, then crashed before
     // recording it
     let w = world();
@@ -818,7 +818,7 @@ async fn the_same_operation_with_another_document_version_is_a_conflict_and_chan
 
 #[tokio::test]
 async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
-    use crate::ledger::Ledger;
+    use crate::ports::Ledger;
     // given a holder (fence 1) whose lease ran out, and a takeover (fence 2)
     let w = world();
     let input = ocr_ready(&w).await;

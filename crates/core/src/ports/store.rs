@@ -1,51 +1,15 @@
-//! The narrow ports the steps are written against. Each returns docket's own types; the AWS
-//! adapters (crate `docket-aws`) and the in-memory ones ([`crate::memory`]) implement them.
+//! Runs, documents and the audit log, and the atomic commit that changes them together.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
-use crate::model::run::{ObjectRef, TaskToken};
-use crate::ocr::OcrDocument;
+use crate::ledger::Write;
+use crate::model::run::ObjectRef;
 use crate::Error;
-
-/// What a HEAD of an object tells.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjectMeta {
-    /// Size in bytes.
-    pub size: u64,
-    /// The version id, on a versioned bucket.
-    pub version_id: Option<String>,
-}
-
-/// Object storage.
-pub trait BlobStore: Send + Sync {
-    /// The object's metadata, or `None` when it does not exist.
-    fn head(
-        &self,
-        obj: &ObjectRef,
-    ) -> impl Future<Output = Result<Option<ObjectMeta>, Error>> + Send;
-    /// The object's bytes (`Error::BadInput` when it does not exist).
-    fn get(&self, obj: &ObjectRef) -> impl Future<Output = Result<Vec<u8>, Error>> + Send;
-    /// Writes an object; returns its version id on a versioned bucket.
-    fn put(
-        &self,
-        obj: &ObjectRef,
-        body: Vec<u8>,
-        content_type: &str,
-    ) -> impl Future<Output = Result<Option<String>, Error>> + Send;
-    /// Server-side copy, with metadata (`x-amz-meta-*`) on the copy.
-    fn copy(
-        &self,
-        from: &ObjectRef,
-        to: &ObjectRef,
-        metadata: &BTreeMap<String, String>,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-}
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,16 +124,16 @@ pub enum Change {
     /// taken or the checkpoint is not at the previous entry (no forks, no gaps).
     Audit(AuditEntry),
     /// A write of the operation ledger by the holder of `fence`, with the same condition as
-    /// [`crate::ledger::Ledger::write`]: refused unless the record carries `fence` and a status
-    /// the write moves from. Committing it with the step's audit entry makes the ledger's
-    /// progress and the audit trail one write.
+    /// [`Ledger::write`](super::Ledger::write): refused unless the record carries `fence` and a
+    /// status the write moves from. Committing it with the step's audit entry makes the
+    /// ledger's progress and the audit trail one write.
     Ledger {
         /// The operation.
         op: OperationId,
         /// The writer's fence.
         fence: u64,
         /// What it writes.
-        write: crate::ledger::Write,
+        write: Write,
         /// When (unix seconds).
         now: i64,
     },
@@ -213,70 +177,4 @@ pub trait Store: Send + Sync {
         &self,
         id: &DocumentId,
     ) -> impl Future<Output = Result<Vec<AuditEntry>, Error>> + Send;
-}
-
-/// What an OCR job reports.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OcrPoll {
-    /// Still running.
-    InProgress,
-    /// Done: the normalized document.
-    Succeeded(OcrDocument),
-    /// The provider could not read the document.
-    Failed(String),
-}
-
-/// An asynchronous OCR provider.
-pub trait Ocr: Send + Sync {
-    /// Starts (or, with the same operation id, finds) the text detection job for `document`.
-    /// The operation id is the provider's idempotency token. Returns the job id.
-    fn start(
-        &self,
-        operation: &OperationId,
-        document: &ObjectRef,
-        tag: &str,
-    ) -> impl Future<Output = Result<String, Error>> + Send;
-    /// The job's state; on success the whole normalized document.
-    fn poll(&self, job_id: &str) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
-}
-
-/// Whether a workflow start created the execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Started {
-    /// The start was accepted: a new execution, or (Step Functions answers an identical start
-    /// of a still-running Standard execution idempotently) the same one again.
-    New,
-    /// An execution with that name existed already (a duplicate start): not an error.
-    AlreadyExists,
-}
-
-/// The workflow engine.
-pub trait Workflow: Send + Sync {
-    /// Starts the execution named `run` with `input` (ids and pointers only).
-    fn start(
-        &self,
-        run: &RunId,
-        input: &Value,
-    ) -> impl Future<Output = Result<Started, Error>> + Send;
-}
-
-/// The answer to a workflow Task that waits for a token (Step Functions' `SendTaskSuccess` /
-/// `SendTaskFailure`).
-pub trait TaskCallback: Send + Sync {
-    /// Resumes the waiting Task with `output`. `Conflict.ReviewExpired` when the workflow no
-    /// longer waits on that token (Step Functions' `TaskTimedOut` / `InvalidToken`).
-    fn succeed(
-        &self,
-        token: &TaskToken,
-        output: &Value,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-    /// Fails the waiting Task with `error` (its name is the Task's error); errors as
-    /// [`TaskCallback::succeed`].
-    fn fail(
-        &self,
-        token: &TaskToken,
-        error: crate::error::ErrorKind,
-        cause: &str,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
 }

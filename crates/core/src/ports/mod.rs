@@ -1,0 +1,17 @@
+//! The narrow ports the steps are written against, one file each. Each returns docket's own
+//! types; the AWS adapters (crate `docket-aws`) and the in-memory ones ([`crate::memory`])
+//! implement them. Everything is re-exported here: `docket_core::ports::Store`, etc.
+
+mod blobs;
+mod ledger;
+mod ocr;
+mod review;
+mod store;
+mod workflow;
+
+pub use blobs::{BlobStore, ObjectMeta};
+pub use ledger::Ledger;
+pub use ocr::{Ocr, OcrPoll};
+pub use review::ReviewStore;
+pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
+pub use workflow::{Started, TaskCallback, Workflow};

@@ -1,0 +1,33 @@
+//! An asynchronous OCR provider (Textract).
+
+use std::future::Future;
+
+use crate::ids::OperationId;
+use crate::model::run::ObjectRef;
+use crate::ocr::OcrDocument;
+use crate::Error;
+
+/// What an OCR job reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OcrPoll {
+    /// Still running.
+    InProgress,
+    /// Done: the normalized document.
+    Succeeded(OcrDocument),
+    /// The provider could not read the document.
+    Failed(String),
+}
+
+/// An asynchronous OCR provider.
+pub trait Ocr: Send + Sync {
+    /// Starts (or, with the same operation id, finds) the text detection job for `document`.
+    /// The operation id is the provider's idempotency token. Returns the job id.
+    fn start(
+        &self,
+        operation: &OperationId,
+        document: &ObjectRef,
+        tag: &str,
+    ) -> impl Future<Output = Result<String, Error>> + Send;
+    /// The job's state; on success the whole normalized document.
+    fn poll(&self, job_id: &str) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
+}
