@@ -12,7 +12,7 @@
 //! Audit entries are stored as the exact JSON that was hashed, next to a few plain attributes
 //! for queries; nothing updates or deletes them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
@@ -174,49 +174,45 @@ impl DynamoStore {
         &self.tables
     }
 
-    /// The runs of a document, oldest first.
+    /// The runs of a document, oldest first (the index's range key is `createdAt`; eventually
+    /// consistent, as every read of a global secondary index).
     pub async fn runs_of(&self, document: &DocumentId) -> Result<Vec<RunRecord>, Error> {
-        let out = self
+        let items = self
             .client
             .query()
             .table_name(&self.tables.runs)
             .index_name("by-document")
             .key_condition_expression("documentId = :d")
             .expression_attribute_values(":d", s(document.as_str()))
+            .into_paginator()
+            .items()
             .send()
+            .try_collect()
             .await
             .map_err(|e| classify("dynamodb Query runs", e))?;
-        out.items().iter().map(run_from).collect()
+        items.iter().map(run_from).collect()
+    }
+
+    /// Every run in `status` (a scan: an operator tool, not a hot path).
+    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<RunRecord>, Error> {
+        let items = self
+            .client
+            .scan()
+            .table_name(&self.tables.runs)
+            .filter_expression("#status = :status")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":status", s(status.as_str()))
+            .consistent_read(true)
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(|e| classify("dynamodb Scan runs", e))?;
+        items.iter().map(run_from).collect()
     }
 
     /// One item by its hash key, strongly consistent (`what` names it in errors).
-    /// Every run in `status` (a scan: an operator tool, not a hot path).
-    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<RunRecord>, Error> {
-        let mut runs = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let out = self
-                .client
-                .scan()
-                .table_name(&self.tables.runs)
-                .filter_expression("#status = :status")
-                .expression_attribute_names("#status", "status")
-                .expression_attribute_values(":status", s(status.as_str()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("dynamodb Scan runs", e))?;
-            for item in out.items() {
-                runs.push(run_from(item)?);
-            }
-            start = out.last_evaluated_key().cloned();
-            if start.is_none() {
-                return Ok(runs);
-            }
-        }
-    }
-
     async fn get(
         &self,
         table: &str,
@@ -238,26 +234,22 @@ impl DynamoStore {
 
     /// Every document that has an audit chain (a full scan: an operator tool, not a hot path).
     pub async fn audited_documents(&self) -> Result<Vec<DocumentId>, Error> {
-        let mut ids = std::collections::BTreeSet::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let out = self
-                .client
-                .scan()
-                .table_name(&self.tables.audit)
-                .projection_expression("documentId")
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("dynamodb Scan audit", e))?;
-            for item in out.items() {
-                ids.insert(DocumentId::parse(req_str(item, "documentId")?)?);
-            }
-            start = out.last_evaluated_key().cloned();
-            if start.is_none() {
-                return Ok(ids.into_iter().collect());
-            }
-        }
+        let items = self
+            .client
+            .scan()
+            .table_name(&self.tables.audit)
+            .projection_expression("documentId")
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(|e| classify("dynamodb Scan audit", e))?;
+        let ids = items
+            .iter()
+            .map(|item| DocumentId::parse(req_str(item, "documentId")?))
+            .collect::<Result<BTreeSet<_>, _>>()?;
+        Ok(ids.into_iter().collect())
     }
 
     /// The writes of one change: one item, or two for an audit entry (entry and checkpoint).
@@ -506,27 +498,19 @@ impl Store for DynamoStore {
     }
 
     async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<AuditEntry>, Error> {
-        let mut entries = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.tables.audit)
-                .key_condition_expression("documentId = :d")
-                .expression_attribute_values(":d", s(id.as_str()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("dynamodb Query audit", e))?;
-            for item in out.items() {
-                entries.push(audit_from(item)?);
-            }
-            start = out.last_evaluated_key().cloned();
-            if start.is_none() {
-                return Ok(entries);
-            }
-        }
+        let items = self
+            .client
+            .query()
+            .table_name(&self.tables.audit)
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", s(id.as_str()))
+            .consistent_read(true)
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(|e| classify("dynamodb Query audit", e))?;
+        items.iter().map(audit_from).collect()
     }
 }

@@ -387,29 +387,21 @@ impl Ledger for DynamoLedger {
     }
 
     async fn unresolved(&self) -> Result<Vec<OperationRecord>, Error> {
-        let mut records = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let out = self
-                .client
-                .scan()
-                .table_name(&self.table)
-                .filter_expression(UNRESOLVED_FILTER)
-                .expression_attribute_names("#status", "status")
-                .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("dynamodb Scan ledger", e))?;
-            for item in out.items() {
-                records.push(record_from(item)?);
-            }
-            start = out.last_evaluated_key().cloned();
-            if start.is_none() {
-                return Ok(records);
-            }
-        }
+        let items = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .filter_expression(UNRESOLVED_FILTER)
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()))
+            .consistent_read(true)
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(|e| classify("dynamodb Scan ledger", e))?;
+        items.iter().map(record_from).collect()
     }
 }
 

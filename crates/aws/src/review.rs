@@ -438,53 +438,41 @@ impl ReviewStore for DynamoReviewStore {
         }
         let values = (!values.is_empty()).then_some(values);
         let filter = status_is.map(|_| STATUS_FILTER);
-        let mut tasks = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            // By tenant: the index (eventually consistent). Without: a scan, for operators.
-            let (items, next) = match tenant {
-                Some(_) => {
-                    let out = self
-                        .client
-                        .query()
-                        .table_name(&self.table)
-                        .index_name(BY_TENANT)
-                        .key_condition_expression("#tenant = :tenant")
-                        .set_filter_expression(filter.map(Into::into))
-                        .projection_expression(projection())
-                        .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
-                        .set_expression_attribute_values(values.clone())
-                        .set_exclusive_start_key(start)
-                        .send()
-                        .await
-                        .map_err(|e| classify("dynamodb Query review by-tenant", e))?;
-                    (out.items, out.last_evaluated_key)
-                }
-                None => {
-                    let out = self
-                        .client
-                        .scan()
-                        .table_name(&self.table)
-                        .set_filter_expression(filter.map(Into::into))
-                        .projection_expression(projection())
-                        .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
-                        .set_expression_attribute_values(values.clone())
-                        .consistent_read(true)
-                        .set_exclusive_start_key(start)
-                        .send()
-                        .await
-                        .map_err(|e| classify("dynamodb Scan review", e))?;
-                    (out.items, out.last_evaluated_key)
-                }
-            };
-            for item in items.unwrap_or_default() {
-                tasks.push(task_from(&item)?);
-            }
-            start = next;
-            if start.is_none() {
-                break;
-            }
-        }
+        // By tenant: the index (eventually consistent). Without: a scan, for operators.
+        let items = match tenant {
+            Some(_) => self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(BY_TENANT)
+                .key_condition_expression("#tenant = :tenant")
+                .set_filter_expression(filter.map(Into::into))
+                .projection_expression(projection())
+                .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
+                .set_expression_attribute_values(values)
+                .into_paginator()
+                .items()
+                .send()
+                .try_collect()
+                .await
+                .map_err(|e| classify("dynamodb Query review by-tenant", e))?,
+            None => self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .set_filter_expression(filter.map(Into::into))
+                .projection_expression(projection())
+                .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
+                .set_expression_attribute_values(values)
+                .consistent_read(true)
+                .into_paginator()
+                .items()
+                .send()
+                .try_collect()
+                .await
+                .map_err(|e| classify("dynamodb Scan review", e))?,
+        };
+        let mut tasks = items.iter().map(task_from).collect::<Result<Vec<_>, _>>()?;
         // The index orders by createdAt only; the scan not at all.
         tasks.sort_by(|a, b| (&a.created_at, &a.task_id).cmp(&(&b.created_at, &b.task_id)));
         Ok(tasks)
