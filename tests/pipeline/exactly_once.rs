@@ -11,6 +11,7 @@ use docket_core::ids::sha256_hex;
 use docket_core::ledger::{LedgerStatus, OperationRecord, CLAIM_NOTE};
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::RunInput;
+use docket_core::model::step::Step;
 use docket_core::ports::Ledger;
 use docket_core::ports::{Ocr, Store};
 use docket_core::steps::{ocr, Clock, Context};
@@ -81,7 +82,11 @@ async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once
         "the completion's answer was lost once"
     );
     assert_eq!(again, normalized);
-    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    let rec = ledger
+        .get(&Step::Ocr.operation(&input.run_id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(rec.status, LedgerStatus::Completed);
     assert_eq!(rec.result_pointer, Some(normalized.to_string()));
     assert_eq!((claims(&rec), completions(&rec)), (1, 1));
@@ -130,7 +135,11 @@ async fn two_concurrent_runs_of_the_ocr_start_make_one_claim_and_one_job() {
         refusals.iter().all(|e| *e == "Transient.InProgress"),
         "a concurrent duplicate backs off: {refusals:?}"
     );
-    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    let rec = ledger
+        .get(&Step::Ocr.operation(&input.run_id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(claims(&rec), 1);
     assert_eq!(rec.status, LedgerStatus::Accepted);
     assert_eq!(rec.provider_job_id.as_deref(), Some(jobs[0]));
@@ -147,7 +156,7 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
     let ctx = ctx(&stack, "docket/test");
     let textract = TextractOcr::new(&sdk);
     let ledger = ledger(&clean);
-    let op = ocr::operation(&input);
+    let op = Step::Ocr.operation(&input.run_id);
     let rules = ctx.config.ledger.lease_rules();
 
     // A holder claims the operation, Textract accepts its job, and it crashes before recording.
@@ -219,7 +228,11 @@ async fn the_same_operation_with_changed_parameters_is_a_conflict_and_overwrites
     let started = invoke_ocr(&stack, &json!({"action": "start", "run": input}))
         .await
         .unwrap();
-    let before = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    let before = ledger
+        .get(&Step::Ocr.operation(&input.run_id))
+        .await
+        .unwrap()
+        .unwrap();
 
     // The same run id (so the same operation id) for another version of the raw object.
     let mut changed = input.clone();
@@ -231,7 +244,11 @@ async fn the_same_operation_with_changed_parameters_is_a_conflict_and_overwrites
     let refused = invoke_ocr(&stack, &json!({"action": "start", "run": changed})).await;
 
     assert_eq!(refused, Err("Conflict.ParametersChanged".to_string()));
-    let after = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    let after = ledger
+        .get(&Step::Ocr.operation(&input.run_id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(after, before, "the record is untouched");
     assert_eq!(after.provider_job_id.as_deref(), started["jobId"].as_str());
 }
@@ -341,7 +358,11 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
         limit,
         "the last attempt did not ask Textract"
     );
-    let rec = ledger.get(&ocr::operation(&input)).await.unwrap().unwrap();
+    let rec = ledger
+        .get(&Step::Ocr.operation(&input.run_id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(rec.status, LedgerStatus::Unresolved);
     assert_eq!(
         rec.fence as usize, limit,
@@ -357,7 +378,7 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
     assert!(case["operations"][0]["nextAction"]
         .as_str()
         .unwrap()
-        .contains(ocr::operation(&input).as_str()));
+        .contains(Step::Ocr.operation(&input.run_id).as_str()));
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "ocr.unresolved"), 1);
 }

@@ -5,3 +5,4 @@
 
 pub mod fields;
 pub mod run;
+pub mod step;

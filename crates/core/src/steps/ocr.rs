@@ -27,10 +27,9 @@ use crate::ids::{sha256_hex, OperationId};
 use crate::ledger::{
     ambiguous_attempts, decide_write, Claimed, LedgerStatus, OperationRecord, Write, WriteDecision,
 };
-use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
-use crate::ports::Ledger;
-use crate::ports::{BlobStore, Change, Ocr, OcrPoll, Refused, RunStatus, Store};
+use crate::model::run::{ObjectRef, RunInput};
+use crate::model::step::Step;
+use crate::ports::{BlobStore, Change, Ledger, Ocr, OcrPoll, Refused, RunStatus, Store};
 use crate::Error;
 
 /// The started job, and the claim under which the run holds it.
@@ -54,11 +53,6 @@ pub struct OcrPolled {
     pub normalized: Option<ObjectRef>,
 }
 
-/// The OCR operation of a run.
-pub fn operation(input: &RunInput) -> OperationId {
-    OperationId::new(&input.run_id, "ocr", None)
-}
-
 /// The parameters' fingerprint: which raw object version the job reads. The same operation id
 /// with another one is `Conflict.ParametersChanged`, decided by the ledger before the provider
 /// is asked.
@@ -77,7 +71,7 @@ pub async fn start<O: Ocr, S: Store, L: Ledger>(
     ctx: &Context,
     input: &RunInput,
 ) -> Result<OcrStarted, Error> {
-    let op = operation(input);
+    let op = Step::Ocr.operation(&input.run_id);
     let fingerprint = fingerprint(input);
     let now = ctx.clock.now().unix_timestamp();
     let rules = ctx.config.ledger.lease_rules();
@@ -148,7 +142,7 @@ async fn ambiguous<S: Store, L: Ledger>(
     attempts: usize,
     why: String,
 ) -> Error {
-    let op = operation(input);
+    let op = Step::Ocr.operation(&input.run_id);
     let now = ctx.clock.now().unix_timestamp();
     let rules = &ctx.config.ledger;
     if attempts < rules.max_ambiguous_attempts {
@@ -212,7 +206,7 @@ async fn fail_run<S: Store, L: Ledger>(
         error: Some(error.name().into()),
     };
     let draft = AuditDraft::new(&ctx.actor, "ocr.failed", Some(&input.run_id))
-        .operation(&operation(input))
+        .operation(&Step::Ocr.operation(&input.run_id))
         .detail(json!({"jobId": job_id, "error": error.name(), "reason": error.to_string()}));
     match commit_with_ledger(store, ledger, ctx, input, fence, write, vec![run], draft).await {
         Ok(()) | Err(Error::FencedOut(_)) => error,
@@ -235,7 +229,7 @@ async fn commit_with_ledger<S: Store, L: Ledger>(
     changes: Vec<Change>,
     draft: AuditDraft,
 ) -> Result<(), Error> {
-    let op = operation(input);
+    let op = Step::Ocr.operation(&input.run_id);
     let now = ctx.clock.now().unix_timestamp();
     let mut all = vec![Change::Ledger {
         op: op.clone(),
@@ -269,7 +263,7 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
     input: &RunInput,
     started: &OcrStarted,
 ) -> Result<OcrPolled, Error> {
-    let op = operation(input);
+    let op = Step::Ocr.operation(&input.run_id);
     let job_id = started.job_id.as_str();
     match ocr.poll(job_id).await? {
         OcrPoll::InProgress => Ok(OcrPolled {

@@ -20,11 +20,11 @@ use serde_json::json;
 use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
-use crate::ids::OperationId;
 use crate::model::fields::FieldName;
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
 use crate::model::run::TaskToken;
+use crate::model::step::Step;
 use crate::ports::ReviewStore;
 use crate::ports::{BlobStore, Change, RunStatus, Store, TaskCallback};
 use crate::review::{
@@ -97,7 +97,7 @@ pub async fn open<B: BlobStore, S: Store, R: ReviewStore>(
     if let Opened::Created(task) = &opened {
         let codes: Vec<&str> = task.reasons.iter().map(|r| r.code.as_str()).collect();
         let draft = AuditDraft::new(&ctx.actor, "review.opened", Some(&input.run_id))
-            .operation(&OperationId::new(&input.run_id, "review", None))
+            .operation(&Step::Review.operation(&input.run_id))
             .detail(json!({"taskId": task.task_id, "deadline": task.deadline, "reasons": codes}));
         let _ = record(store, ctx, &input.document_id, vec![], draft).await?;
     }
@@ -132,7 +132,7 @@ pub async fn decide<S: Store, R: ReviewStore, C: TaskCallback>(
             return Err(refusal.error());
         }
     }
-    let op = OperationId::new(&task.run_id, "review", None);
+    let op = Step::Review.operation(&task.run_id);
     let recorded = match reviews.decide(task_id, &decision).await? {
         // Ours is the decision: record it, then send the one callback.
         Ok(recorded) => {
@@ -253,7 +253,7 @@ pub async fn escalate<S: Store, R: ReviewStore>(
         error: Some("States.Timeout".into()),
     };
     let draft = AuditDraft::new(&ctx.actor, "review.escalated", Some(&input.run_id))
-        .operation(&OperationId::new(&input.run_id, "escalate", None))
+        .operation(&Step::Escalate.operation(&input.run_id))
         .detail(json!({"taskId": task_id, "owner": owner, "reason": "review not decided in time"}));
     // Refused: already escalated by an earlier attempt.
     let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;

@@ -12,9 +12,10 @@ use super::review::Reviewed;
 use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
-use crate::ids::{sha256_hex, OperationId};
+use crate::ids::sha256_hex;
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
+use crate::model::step::Step;
 use crate::ports::{BlobStore, Change, DocumentRecord, Refused, RunStatus, Store};
 use crate::validate::{Decision, ValidationReport};
 use crate::Error;
@@ -38,7 +39,7 @@ pub async fn run<B: BlobStore, S: Store>(
     report: &ObjectRef,
     review: Option<&Reviewed>,
 ) -> Result<Routed, Error> {
-    let op = OperationId::new(&input.run_id, "route", None);
+    let op = Step::Route.operation(&input.run_id);
     let bytes = blobs.get(report).await?;
     let report_hash = sha256_hex(&bytes);
     let report: ValidationReport = serde_json::from_slice(&bytes)
@@ -183,7 +184,7 @@ pub async fn fail<S: Store>(
     input: &RunInput,
     error_name: &str,
 ) -> Result<(), Error> {
-    let op = OperationId::new(&input.run_id, "fail", None);
+    let op = Step::Fail.operation(&input.run_id);
     // A run fails from where it waits: before review, or after it (e.g. routing failed).
     for from in [RunStatus::Started, RunStatus::AwaitingReview] {
         let change = Change::SetRunStatus {
@@ -210,7 +211,7 @@ pub async fn fail<S: Store>(
 /// Records that a reviewer rejected the run: `awaiting_review` → `rejected` (a business outcome,
 /// no result). Safe to repeat.
 pub async fn reject<S: Store>(store: &S, ctx: &Context, input: &RunInput) -> Result<(), Error> {
-    let op = OperationId::new(&input.run_id, "reject", None);
+    let op = Step::Reject.operation(&input.run_id);
     let change = Change::SetRunStatus {
         run_id: input.run_id.clone(),
         from: RunStatus::AwaitingReview,

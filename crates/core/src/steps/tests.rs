@@ -12,6 +12,7 @@ use crate::ids::DocumentId;
 use crate::memory::{FakeOcr, MemoryBlobs, MemoryStore, MemoryWorkflow};
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
+use crate::model::step::Step;
 use crate::ocr::OcrDocument;
 use crate::ports::{BlobStore, OcrPoll, RunStatus, Started, Store};
 use crate::Error;
@@ -664,7 +665,7 @@ impl World {
         use crate::ports::Ledger;
         self.store
             .ledger
-            .get(&ocr::operation(input))
+            .get(&Step::Ocr.operation(&input.run_id))
             .await
             .unwrap()
             .expect("a ledger record")
@@ -751,7 +752,7 @@ async fn a_holder_that_crashed_after_the_provider_accepted_is_taken_over_after_i
     // recording it
     let w = world();
     let input = ocr_ready(&w).await;
-    let op = ocr::operation(&input);
+    let op = Step::Ocr.operation(&input.run_id);
     let now = w.ctx.clock.now().unix_timestamp();
     let rules = w.ctx.config.ledger.lease_rules();
     w.store
@@ -822,7 +823,7 @@ async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
     // given a holder (fence 1) whose lease ran out, and a takeover (fence 2)
     let w = world();
     let input = ocr_ready(&w).await;
-    let op = ocr::operation(&input);
+    let op = Step::Ocr.operation(&input.run_id);
     let rules = w.ctx.config.ledger.lease_rules();
     let now = w.ctx.clock.now().unix_timestamp();
     w.store

@@ -9,9 +9,10 @@ use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::extract::extract;
-use crate::ids::{sha256_hex, OperationId};
+use crate::ids::sha256_hex;
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
+use crate::model::step::Step;
 use crate::ocr::OcrDocument;
 use crate::ports::{BlobStore, Change, RunStatus, Store};
 use crate::validate::{validate, Decision};
@@ -37,7 +38,7 @@ pub async fn run<B: BlobStore, S: Store>(
     input: &RunInput,
     normalized: &ObjectRef,
 ) -> Result<Validated, Error> {
-    let op = OperationId::new(&input.run_id, "validate", None);
+    let op = Step::Validate.operation(&input.run_id);
     let bytes = blobs.get(normalized).await?;
     let ocr_hash = sha256_hex(&bytes);
     let document: OcrDocument = serde_json::from_slice(&bytes)

@@ -1,0 +1,93 @@
+//! The steps of a run that have an operation id: each step's name is part of its operation id,
+//! which is stored (ledger records, audit entries) and handed to providers as an idempotency
+//! key, so these names never change.
+
+use std::fmt;
+
+use crate::ids::{OperationId, RunId};
+
+/// A step of a run, as its operation id names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Step {
+    /// Text detection by the OCR provider (`steps::ocr`).
+    Ocr,
+    /// Extraction and validation (`steps::validate`).
+    Validate,
+    /// Writing the result and promoting it (`steps::route::run`).
+    Route,
+    /// Recording a technical failure (`steps::route::fail`).
+    Fail,
+    /// Recording a reviewer's rejection (`steps::route::reject`).
+    Reject,
+    /// Opening and deciding the review task (`steps::review::open`, `decide`).
+    Review,
+    /// Escalating a review that was not decided in time (`steps::review::escalate`).
+    Escalate,
+}
+
+impl Step {
+    /// Every step, in pipeline order.
+    pub const ALL: [Step; 7] = [
+        Step::Ocr,
+        Step::Validate,
+        Step::Route,
+        Step::Fail,
+        Step::Reject,
+        Step::Review,
+        Step::Escalate,
+    ];
+
+    /// The steps whose operations the operation ledger holds (to join a run with them).
+    pub const LEDGERED: [Step; 1] = [Step::Ocr];
+
+    /// The name, as it goes into the operation id.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Ocr => "ocr",
+            Step::Validate => "validate",
+            Step::Route => "route",
+            Step::Fail => "fail",
+            Step::Reject => "reject",
+            Step::Review => "review",
+            Step::Escalate => "escalate",
+        }
+    }
+
+    /// This step's operation of `run`.
+    pub fn operation(self, run: &RunId) -> OperationId {
+        OperationId::new(run, self.name(), None)
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{DocumentId, SourceVersion, Tenant};
+
+    #[test]
+    fn a_steps_operation_is_the_operation_id_of_its_name() {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let source = SourceVersion {
+            version_id: "v1".into(),
+            sha256: "ab".repeat(32),
+        };
+        let run = RunId::new(&doc, &source, "pconfig", 0);
+        let names: Vec<_> = Step::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(
+            names,
+            ["ocr", "validate", "route", "fail", "reject", "review", "escalate"]
+        );
+        for step in Step::ALL {
+            assert_eq!(
+                step.operation(&run),
+                OperationId::new(&run, step.name(), None)
+            );
+        }
+    }
+}
