@@ -12,19 +12,23 @@
 //! Audit entries are stored as the exact JSON that was hashed, next to a few plain attributes
 //! for queries; nothing updates or deletes them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+mod items;
 
+use std::collections::{BTreeSet, HashMap};
+
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use docket_core::audit::{AuditEntry, Checkpoint};
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::model::run::ObjectRef;
+use docket_core::ids::{DocumentId, RunId};
 use docket_core::ports::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
-use crate::item::{opt_str, req_str, s, Item};
+use crate::item::{req_str, s, Item};
+
+use items::{audit_from, audit_item, checkpoint_from, document_from, run_from, run_item};
 
 /// Table names.
 #[derive(Debug, Clone)]
@@ -51,85 +55,6 @@ pub struct DynamoStore {
 
 /// The checkpoint moves only from the previous entry (a first entry has no checkpoint yet).
 pub const CHECKPOINT_CONDITION: &str = "attribute_not_exists(documentId) OR #seq = :prev";
-
-fn status_from(s: &str) -> Result<RunStatus, Error> {
-    serde_json::from_value(serde_json::Value::String(s.into()))
-        .map_err(|_| Error::Internal(format!("unknown run status {s:?}")))
-}
-
-fn run_item(run: &RunRecord) -> Item {
-    let outputs: HashMap<_, _> = run.outputs.iter().map(|(k, v)| (k.clone(), s(v))).collect();
-    let mut item = HashMap::from([
-        ("runId".into(), s(run.run_id.as_str())),
-        ("documentId".into(), s(run.document_id.as_str())),
-        ("tenant".into(), s(run.tenant.as_str())),
-        ("versionId".into(), s(&run.source.version_id)),
-        ("sha256".into(), s(&run.source.sha256)),
-        ("rawBucket".into(), s(&run.raw.bucket)),
-        ("rawKey".into(), s(&run.raw.key)),
-        ("sourceOrder".into(), s(&run.source_order)),
-        ("configFingerprint".into(), s(&run.config_fingerprint)),
-        ("status".into(), s(run.status.as_str())),
-        ("createdAt".into(), s(&run.created_at)),
-        ("outputs".into(), AttributeValue::M(outputs)),
-    ]);
-    if let Some(e) = &run.error {
-        item.insert("error".into(), s(e));
-    }
-    item
-}
-
-fn run_from(item: &Item) -> Result<RunRecord, Error> {
-    let outputs = match item.get("outputs") {
-        Some(AttributeValue::M(m)) => m
-            .iter()
-            .filter_map(|(k, v)| v.as_s().ok().map(|v| (k.clone(), v.clone())))
-            .collect(),
-        _ => BTreeMap::new(),
-    };
-    let version_id = req_str(item, "versionId")?.to_string();
-    Ok(RunRecord {
-        run_id: RunId::parse(req_str(item, "runId")?)?,
-        document_id: DocumentId::parse(req_str(item, "documentId")?)?,
-        tenant: Tenant::parse(req_str(item, "tenant")?)?,
-        source: SourceVersion {
-            version_id: version_id.clone(),
-            sha256: req_str(item, "sha256")?.to_string(),
-        },
-        raw: ObjectRef {
-            bucket: req_str(item, "rawBucket")?.to_string(),
-            key: req_str(item, "rawKey")?.to_string(),
-            version_id: Some(version_id),
-        },
-        source_order: req_str(item, "sourceOrder")?.to_string(),
-        config_fingerprint: req_str(item, "configFingerprint")?.to_string(),
-        status: status_from(req_str(item, "status")?)?,
-        created_at: req_str(item, "createdAt")?.to_string(),
-        outputs,
-        error: opt_str(item, "error").map(str::to_string),
-    })
-}
-
-fn audit_item(entry: &AuditEntry) -> Item {
-    let json = serde_json::to_string(entry).expect("entries serialize");
-    let mut item = HashMap::from([
-        ("documentId".into(), s(entry.document_id.as_str())),
-        ("seq".into(), AttributeValue::N(entry.seq.to_string())),
-        ("action".into(), s(&entry.draft.action)),
-        ("time".into(), s(&entry.time)),
-        ("hash".into(), s(&entry.hash)),
-        ("entry".into(), s(json)),
-    ]);
-    if let Some(run) = &entry.draft.run_id {
-        item.insert("runId".into(), s(run.as_str()));
-    }
-    item
-}
-
-fn audit_from(item: &Item) -> Result<AuditEntry, Error> {
-    serde_json::from_str(req_str(item, "entry")?)
-        .map_err(|e| Error::Internal(format!("stored audit entry unreadable: {e}")))
-}
 
 impl DynamoStore {
     /// A store over `tables`.
@@ -212,14 +137,15 @@ impl DynamoStore {
         items.iter().map(run_from).collect()
     }
 
-    /// One item by its hash key, strongly consistent (`what` names it in errors).
-    async fn get(
+    /// One item by its hash key, strongly consistent, read back with `read` (`what` names it in
+    /// errors).
+    async fn get<T>(
         &self,
         table: &str,
-        key: &str,
-        value: &str,
+        (key, value): (&str, &str),
         what: &str,
-    ) -> Result<Option<Item>, Error> {
+        read: fn(&Item) -> Result<T, Error>,
+    ) -> Result<Option<T>, Error> {
         let out = self
             .client
             .get_item()
@@ -229,7 +155,7 @@ impl DynamoStore {
             .send()
             .await
             .map_err(|e| classify(what, e))?;
-        Ok(out.item)
+        out.item().map(read).transpose()
     }
 
     /// Every document that has an audit chain (a full scan: an operator tool, not a hot path).
@@ -250,6 +176,16 @@ impl DynamoStore {
             .map(|item| DocumentId::parse(req_str(item, "documentId")?))
             .collect::<Result<BTreeSet<_>, _>>()?;
         Ok(ids.into_iter().collect())
+    }
+
+    /// A strongly consistent query of `id`'s audit chain (in `seq` order unless reversed).
+    fn audit_chain(&self, id: &DocumentId) -> QueryFluentBuilder {
+        self.client
+            .query()
+            .table_name(&self.tables.audit)
+            .key_condition_expression("documentId = :d")
+            .expression_attribute_values(":d", s(id.as_str()))
+            .consistent_read(true)
     }
 
     /// The writes of one change: one item, or two for an audit entry (entry and checkpoint).
@@ -425,48 +361,27 @@ impl Store for DynamoStore {
     }
 
     async fn run(&self, run_id: &RunId) -> Result<Option<RunRecord>, Error> {
-        let item = self
-            .get(
-                &self.tables.runs,
-                "runId",
-                run_id.as_str(),
-                "dynamodb GetItem run",
-            )
-            .await?;
-        item.as_ref().map(run_from).transpose()
+        let key = ("runId", run_id.as_str());
+        self.get(&self.tables.runs, key, "dynamodb GetItem run", run_from)
+            .await
     }
 
     async fn document(&self, id: &DocumentId) -> Result<Option<DocumentRecord>, Error> {
-        let item = self
-            .get(
-                &self.tables.documents,
-                "documentId",
-                id.as_str(),
-                "dynamodb GetItem document",
-            )
-            .await?;
-        item.as_ref()
-            .map(|item| {
-                Ok(DocumentRecord {
-                    document_id: DocumentId::parse(req_str(item, "documentId")?)?,
-                    tenant: Tenant::parse(req_str(item, "tenant")?)?,
-                    current_run_id: RunId::parse(req_str(item, "currentRunId")?)?,
-                    source_order: req_str(item, "sourceOrder")?.to_string(),
-                })
-            })
-            .transpose()
+        let key = ("documentId", id.as_str());
+        self.get(
+            &self.tables.documents,
+            key,
+            "dynamodb GetItem document",
+            document_from,
+        )
+        .await
     }
 
     async fn audit_head(&self, id: &DocumentId) -> Result<Option<AuditEntry>, Error> {
         let out = self
-            .client
-            .query()
-            .table_name(&self.tables.audit)
-            .key_condition_expression("documentId = :d")
-            .expression_attribute_values(":d", s(id.as_str()))
+            .audit_chain(id)
             .scan_index_forward(false)
             .limit(1)
-            .consistent_read(true)
             .send()
             .await
             .map_err(|e| classify("dynamodb Query audit head", e))?;
@@ -474,37 +389,19 @@ impl Store for DynamoStore {
     }
 
     async fn audit_checkpoint(&self, id: &DocumentId) -> Result<Option<Checkpoint>, Error> {
-        let item = self
-            .get(
-                &self.tables.checkpoints,
-                "documentId",
-                id.as_str(),
-                "dynamodb GetItem checkpoint",
-            )
-            .await?;
-        item.as_ref()
-            .map(|item| {
-                let seq = item
-                    .get("seq")
-                    .and_then(|v| v.as_n().ok())
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| Error::Internal("checkpoint without seq".into()))?;
-                Ok(Checkpoint {
-                    seq,
-                    hash: req_str(item, "hash")?.to_string(),
-                })
-            })
-            .transpose()
+        let key = ("documentId", id.as_str());
+        self.get(
+            &self.tables.checkpoints,
+            key,
+            "dynamodb GetItem checkpoint",
+            checkpoint_from,
+        )
+        .await
     }
 
     async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<AuditEntry>, Error> {
         let items = self
-            .client
-            .query()
-            .table_name(&self.tables.audit)
-            .key_condition_expression("documentId = :d")
-            .expression_attribute_values(":d", s(id.as_str()))
-            .consistent_read(true)
+            .audit_chain(id)
             .into_paginator()
             .items()
             .send()

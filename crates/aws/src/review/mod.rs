@@ -29,12 +29,14 @@
 //! call is its reconciliation (a repeated open reopens, the same decision or expiry repeated is
 //! acknowledged, delivery is `if_not_exists`).
 
+mod items;
+
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput};
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use aws_sdk_dynamodb::Client;
-use docket_core::ids::{DocumentId, RunId, Tenant};
+use docket_core::ids::Tenant;
 use docket_core::model::run::TaskToken;
 use docket_core::ports::ReviewStore;
 use docket_core::review::{
@@ -42,56 +44,15 @@ use docket_core::review::{
     Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
 };
 use docket_core::Error;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 
 use crate::errors::{classify, classify_effect};
-use crate::item::{opt_str, req_str, s, Item};
+use crate::item::{opt_str, s, Item};
 
-/// The table's hash key.
-pub const KEY: &str = "taskId";
+pub use items::{
+    task_from, task_item, BY_TENANT, INDEX_ATTRIBUTES, KEY, TASK_ATTRIBUTES, TOKEN_ATTRIBUTE,
+};
 
-/// The attribute holding the task token; read by [`ReviewStore::token`] only.
-pub const TOKEN_ATTRIBUTE: &str = "taskToken";
-
-/// The index that lists a tenant's tasks: hash `tenant`, range `createdAt`.
-pub const BY_TENANT: &str = "by-tenant";
-
-/// Every attribute a [`ReviewTask`] is read from: all but the token.
-pub const TASK_ATTRIBUTES: &[&str] = &[
-    "taskId",
-    "tenant",
-    "documentId",
-    "runId",
-    "reasons",
-    "fields",
-    "document",
-    "ocr",
-    "report",
-    "createdAt",
-    "deadline",
-    "status",
-    "decision",
-    "deliveredAt",
-    "expiry",
-];
-
-/// The non-key attributes [`BY_TENANT`] projects (`ProjectionType: INCLUDE`): the task's, not
-/// the token. (`taskId`, `tenant` and `createdAt` are keys, always projected.)
-pub const INDEX_ATTRIBUTES: &[&str] = &[
-    "documentId",
-    "runId",
-    "reasons",
-    "fields",
-    "document",
-    "ocr",
-    "report",
-    "deadline",
-    "status",
-    "decision",
-    "deliveredAt",
-    "expiry",
-];
+use items::{json, projection, status};
 
 /// Open: no task yet, or a still-pending task of the same run and tenant (a retried open).
 pub const OPEN_CONDITION: &str =
@@ -131,11 +92,6 @@ pub const EXPIRE_UPDATE: &str = "SET #status = :expired, #expiry = :expiry";
 
 /// The listing's filter on a status.
 pub const STATUS_FILTER: &str = "#status = :status";
-
-fn json<T: Serialize>(v: &T) -> AttributeValue {
-    s(serde_json::to_string(v).expect("review values serialize"))
-}
-
 /// `#a` → `a` for each attribute.
 fn names(attrs: &[&str]) -> HashMap<String, String> {
     attrs
@@ -143,86 +99,6 @@ fn names(attrs: &[&str]) -> HashMap<String, String> {
         .map(|a| (format!("#{a}"), a.to_string()))
         .collect()
 }
-
-fn status(v: ReviewStatus) -> AttributeValue {
-    s(v.as_str())
-}
-
-/// `#taskId, #tenant, ...`: every attribute of a task, not the token.
-fn projection() -> String {
-    TASK_ATTRIBUTES
-        .iter()
-        .map(|a| format!("#{a}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The item of `task`, without the token.
-pub fn task_item(task: &ReviewTask) -> Item {
-    let mut item = HashMap::from([
-        (KEY.to_string(), s(task.task_id.as_str())),
-        ("tenant".into(), s(task.tenant.as_str())),
-        ("documentId".into(), s(task.document_id.as_str())),
-        ("runId".into(), s(task.run_id.as_str())),
-        ("reasons".into(), json(&task.reasons)),
-        ("fields".into(), json(&task.fields)),
-        ("document".into(), json(&task.document)),
-        ("ocr".into(), json(&task.ocr)),
-        ("report".into(), json(&task.report)),
-        ("createdAt".into(), s(&task.created_at)),
-        ("deadline".into(), s(&task.deadline)),
-        ("status".into(), status(task.status)),
-    ]);
-    if let Some(d) = &task.decision {
-        item.insert("decision".into(), json(d));
-    }
-    if let Some(at) = &task.delivered_at {
-        item.insert("deliveredAt".into(), s(at));
-    }
-    if let Some(e) = &task.expiry {
-        item.insert("expiry".into(), json(e));
-    }
-    item
-}
-
-fn req_json<T: DeserializeOwned>(item: &Item, name: &str) -> Result<T, Error> {
-    serde_json::from_str(req_str(item, name)?)
-        .map_err(|e| Error::Internal(format!("review item attribute {name} unreadable: {e}")))
-}
-
-fn opt_json<T: DeserializeOwned>(item: &Item, name: &str) -> Result<Option<T>, Error> {
-    match opt_str(item, name) {
-        Some(_) => req_json(item, name).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// An id read back from an item: a malformed one is a corrupt record.
-fn id<T>(parsed: Result<T, Error>) -> Result<T, Error> {
-    parsed.map_err(|e| Error::Internal(format!("review item: {e}")))
-}
-
-/// Reads a task back from an item (a `taskToken` attribute, if present, is ignored).
-pub fn task_from(item: &Item) -> Result<ReviewTask, Error> {
-    Ok(ReviewTask {
-        task_id: id(TaskId::parse(req_str(item, KEY)?))?,
-        tenant: id(Tenant::parse(req_str(item, "tenant")?))?,
-        document_id: id(DocumentId::parse(req_str(item, "documentId")?))?,
-        run_id: id(RunId::parse(req_str(item, "runId")?))?,
-        reasons: req_json(item, "reasons")?,
-        fields: req_json(item, "fields")?,
-        document: req_json(item, "document")?,
-        ocr: req_json(item, "ocr")?,
-        report: req_json(item, "report")?,
-        created_at: req_str(item, "createdAt")?.to_string(),
-        deadline: req_str(item, "deadline")?.to_string(),
-        status: ReviewStatus::parse(req_str(item, "status")?)?,
-        decision: opt_json(item, "decision")?,
-        delivered_at: opt_str(item, "deliveredAt").map(str::to_string),
-        expiry: opt_json(item, "expiry")?,
-    })
-}
-
 /// Review tasks on one DynamoDB table.
 #[derive(Debug, Clone)]
 pub struct DynamoReviewStore {
@@ -235,6 +111,13 @@ pub struct DynamoReviewStore {
 enum Written {
     Done(Option<Item>),
     Refused(Option<Item>),
+}
+
+/// A conditional update of an existing task, read back: the task as written, or as recorded by
+/// the item that refused the write.
+enum TaskWrite {
+    Written(ReviewTask),
+    Refused(ReviewTask),
 }
 
 impl DynamoReviewStore {
@@ -325,6 +208,24 @@ impl DynamoReviewStore {
             Error::Dependency(format!("review {task}: the write returned no item; retry"))
         })?;
         task_from(&item)
+    }
+
+    /// [`DynamoReviewStore::update`] returning `ALL_NEW`, read back into a task.
+    async fn update_task(
+        &self,
+        what: &str,
+        task: &TaskId,
+        expressions: (&str, &str),
+        names: HashMap<String, String>,
+        values: Item,
+    ) -> Result<TaskWrite, Error> {
+        let written = self
+            .update(what, task, expressions, names, values, ReturnValue::AllNew)
+            .await?;
+        Ok(match written {
+            Written::Done(item) => TaskWrite::Written(Self::written(task, item)?),
+            Written::Refused(item) => TaskWrite::Refused(self.refused_by(task, item).await?),
+        })
     }
 }
 
@@ -490,19 +391,17 @@ impl ReviewStore for DynamoReviewStore {
             (":decision".to_string(), json(decision)),
         ]);
         let written = self
-            .update(
+            .update_task(
                 "review decide",
                 task,
                 (DECIDE_CONDITION, DECIDE_UPDATE),
                 names(&["status", "tenant", "decision"]),
                 values,
-                ReturnValue::AllNew,
             )
             .await?;
         match written {
-            Written::Done(item) => Ok(Ok(Self::written(task, item)?)),
-            Written::Refused(item) => {
-                let recorded = self.refused_by(task, item).await?;
+            TaskWrite::Written(decided) => Ok(Ok(decided)),
+            TaskWrite::Refused(recorded) => {
                 match apply_decision(&recorded, decision.clone())? {
                     Ok(_) if recorded.status == ReviewStatus::Pending => {
                         Err(Error::Dependency(format!(
@@ -522,19 +421,18 @@ impl ReviewStore for DynamoReviewStore {
             (":at".to_string(), s(at)),
         ]);
         let written = self
-            .update(
+            .update_task(
                 "review mark_delivered",
                 task,
                 (DELIVER_CONDITION, DELIVER_UPDATE),
                 names(&["status", "deliveredAt"]),
                 values,
-                ReturnValue::AllNew,
             )
             .await?;
         match written {
-            Written::Done(item) => Self::written(task, item),
-            Written::Refused(item) => {
-                deliver(&self.refused_by(task, item).await?, at)?;
+            TaskWrite::Written(delivered) => Ok(delivered),
+            TaskWrite::Refused(recorded) => {
+                deliver(&recorded, at)?;
                 Err(Error::Dependency(format!(
                     "review {task}: delivery refused although the task is decided; retry"
                 )))
@@ -550,19 +448,17 @@ impl ReviewStore for DynamoReviewStore {
             (":expiry".to_string(), json(expiry)),
         ]);
         let written = self
-            .update(
+            .update_task(
                 "review expire",
                 task,
                 (EXPIRE_CONDITION, EXPIRE_UPDATE),
                 names(&["status", "deliveredAt", "expiry"]),
                 values,
-                ReturnValue::AllNew,
             )
             .await?;
         match written {
-            Written::Done(item) => Ok(ExpireOutcome::Expired(Self::written(task, item)?)),
-            Written::Refused(item) => {
-                let recorded = self.refused_by(task, item).await?;
+            TaskWrite::Written(expired) => Ok(ExpireOutcome::Expired(expired)),
+            TaskWrite::Refused(recorded) => {
                 match expire(&recorded, expiry) {
                     ExpireOutcome::Expired(_) if recorded.status != ReviewStatus::Expired => {
                         Err(Error::Dependency(format!(
@@ -579,264 +475,4 @@ impl ReviewStore for DynamoReviewStore {
 }
 
 #[cfg(test)]
-mod tests {
-    //! The requests as they go on the wire: an interceptor keeps the serialized body and stops
-    //! the request before it is sent.
-
-    use std::collections::BTreeMap;
-
-    use docket_core::model::fields::FieldName;
-    use docket_core::model::run::ObjectRef;
-    use docket_core::review::{task_id_for, FieldSource, ReviewField, Reviewer, Verdict};
-    use docket_core::validate::Reason;
-    use serde_json::Value;
-
-    use super::*;
-    use crate::capture::{captured_client, Capture};
-
-    fn store() -> (DynamoReviewStore, Capture) {
-        let (client, capture) = captured_client();
-        (DynamoReviewStore::from_client(client, "reviews"), capture)
-    }
-
-    const TOKEN: &str = "AAAA-the-secret-task-token";
-
-    fn task() -> ReviewTask {
-        let tenant = Tenant::parse("acme").unwrap();
-        let document_id = DocumentId::new(&tenant, "a.pdf");
-        let run_id = RunId::new(
-            &document_id,
-            &docket_core::ids::SourceVersion {
-                version_id: "v1".into(),
-                sha256: "ab".repeat(32),
-            },
-            "cfg",
-            0,
-        );
-        ReviewTask {
-            task_id: task_id_for(&run_id),
-            tenant,
-            document_id,
-            run_id,
-            reasons: vec![Reason {
-                code: "low_confidence".into(),
-                field: Some(FieldName::TotalAmount),
-                detail: "low".into(),
-            }],
-            fields: BTreeMap::from([(
-                FieldName::TotalAmount,
-                ReviewField {
-                    value: "1234.50".into(),
-                    confidence: 0.55,
-                    source: FieldSource::Extracted { page: 1, line: 7 },
-                },
-            )]),
-            document: ObjectRef::new("raw", "inbox/acme/a.pdf"),
-            ocr: ObjectRef::new("normalized", "ocr.json"),
-            report: ObjectRef::new("derived", "validation.json"),
-            created_at: "2026-03-20T09:46:40.000Z".into(),
-            deadline: "2026-03-21T09:46:40.000Z".into(),
-            status: ReviewStatus::Pending,
-            decision: None,
-            delivered_at: None,
-            expiry: None,
-        }
-    }
-
-    fn decision() -> ReviewDecision {
-        ReviewDecision {
-            reviewer: Reviewer::new("alice", Tenant::parse("acme").unwrap()).unwrap(),
-            decided_at: "2026-03-20T10:00:00.000Z".into(),
-            verdict: Verdict::Reject {
-                reason: "duplicate".into(),
-            },
-            changes: vec![],
-        }
-    }
-
-    fn sent(capture: &Capture) -> Vec<Value> {
-        capture.0.lock().unwrap().clone()
-    }
-
-    #[tokio::test]
-    async fn open_is_one_conditional_update_that_creates_or_reopens_a_pending_task() {
-        let (store, capture) = store();
-
-        let _ = store
-            .open(OpenTask {
-                task: task(),
-                token: TaskToken::new(TOKEN).unwrap(),
-            })
-            .await;
-
-        let sent = sent(&capture);
-        assert_eq!(sent.len(), 1);
-        let body = &sent[0];
-        assert_eq!(body["TableName"], "reviews");
-        assert_eq!(body["Key"]["taskId"]["S"], task().task_id.as_str());
-        assert_eq!(
-            body["ConditionExpression"],
-            "attribute_not_exists(#taskId) OR \
-             (#status = :pending AND #runId = :runId AND #tenant = :tenant)"
-        );
-        assert_eq!(body["UpdateExpression"], OPEN_UPDATE);
-        assert_eq!(body["ReturnValues"], "ALL_OLD");
-        assert_eq!(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
-        let values = &body["ExpressionAttributeValues"];
-        assert_eq!(values[":token"]["S"], TOKEN);
-        assert_eq!(values[":pending"]["S"], "pending");
-        assert_eq!(values[":deadline"]["S"], "2026-03-21T09:46:40.000Z");
-        assert_eq!(body["ExpressionAttributeNames"]["#taskToken"], "taskToken");
-        // every name and value is used (DynamoDB refuses unused ones)
-        let expressions = format!(
-            "{} {}",
-            body["ConditionExpression"], body["UpdateExpression"]
-        );
-        for key in body["ExpressionAttributeNames"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .chain(
-                body["ExpressionAttributeValues"]
-                    .as_object()
-                    .unwrap()
-                    .keys(),
-            )
-        {
-            assert!(expressions.contains(key.as_str()), "{key} unused");
-        }
-    }
-
-    #[tokio::test]
-    async fn decide_expire_and_delivery_are_conditional_and_return_the_refusing_item() {
-        let (store, capture) = store();
-        let id = task().task_id;
-        let expiry = Expiry {
-            reason: "TaskTimedOut".into(),
-            at: "2026-03-21T10:00:00.000Z".into(),
-        };
-
-        let _ = store.decide(&id, &decision()).await;
-        let _ = store.mark_delivered(&id, "2026-03-20T10:00:01.000Z").await;
-        let _ = store.expire(&id, &expiry).await;
-
-        let sent = sent(&capture);
-        let expressions: Vec<_> = sent
-            .iter()
-            .map(|b| {
-                (
-                    b["ConditionExpression"].as_str().unwrap().to_string(),
-                    b["UpdateExpression"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            expressions,
-            [
-                (DECIDE_CONDITION, DECIDE_UPDATE),
-                (DELIVER_CONDITION, DELIVER_UPDATE),
-                (EXPIRE_CONDITION, EXPIRE_UPDATE),
-            ]
-            .map(|(c, u)| (c.to_string(), u.to_string()))
-        );
-        assert_eq!(DECIDE_CONDITION, "#status = :pending AND #tenant = :tenant");
-        assert_eq!(
-            EXPIRE_CONDITION,
-            "#status = :pending OR (#status = :decided AND attribute_not_exists(#deliveredAt))"
-        );
-        for body in &sent {
-            assert_eq!(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
-            assert_eq!(body["ReturnValues"], "ALL_NEW");
-            assert_eq!(body["Key"]["taskId"]["S"], id.as_str());
-        }
-        assert_eq!(sent[0]["ExpressionAttributeValues"][":tenant"]["S"], "acme");
-        let recorded: ReviewDecision = serde_json::from_str(
-            sent[0]["ExpressionAttributeValues"][":decision"]["S"]
-                .as_str()
-                .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(recorded, decision());
-    }
-
-    #[tokio::test]
-    async fn reads_project_the_task_attributes_and_only_token_reads_the_token() {
-        let (store, capture) = store();
-        let id = task().task_id;
-        let tenant = Tenant::parse("acme").unwrap();
-
-        let _ = store.get(&id).await;
-        let _ = store.list(Some(&tenant), Some(ReviewStatus::Pending)).await;
-        let _ = store.list(None, None).await;
-        let _ = store.token(&id).await;
-
-        let sent = sent(&capture);
-        assert_eq!(sent.len(), 4);
-        for body in &sent[..3] {
-            let projection = body["ProjectionExpression"].as_str().unwrap();
-            let names = body["ExpressionAttributeNames"].as_object().unwrap();
-            let projected: Vec<_> = projection
-                .split(", ")
-                .map(|n| names[n].as_str().unwrap())
-                .collect();
-            assert_eq!(projected, TASK_ATTRIBUTES);
-            assert!(!body.to_string().contains("taskToken"), "{body}");
-        }
-        assert_eq!(sent[0]["ConsistentRead"], true);
-        assert_eq!(sent[1]["IndexName"], "by-tenant");
-        assert_eq!(sent[1]["KeyConditionExpression"], "#tenant = :tenant");
-        assert_eq!(sent[1]["FilterExpression"], STATUS_FILTER);
-        assert_eq!(
-            sent[1]["ExpressionAttributeValues"][":status"]["S"],
-            "pending"
-        );
-        assert!(sent[2].get("FilterExpression").is_none());
-        assert!(sent[2].get("ExpressionAttributeValues").is_none());
-        assert_eq!(sent[3]["ProjectionExpression"], "#taskToken");
-        assert_eq!(
-            sent[3]["ExpressionAttributeNames"]["#taskToken"],
-            "taskToken"
-        );
-    }
-
-    #[test]
-    fn a_task_round_trips_through_its_item_and_the_token_is_never_read_into_it() {
-        let mut decided = task();
-        decided.status = ReviewStatus::Expired;
-        decided.decision = Some(decision());
-        decided.expiry = Some(Expiry {
-            reason: "InvalidToken".into(),
-            at: "2026-03-20T10:00:02.000Z".into(),
-        });
-        for t in [task(), decided] {
-            let mut item = task_item(&t);
-            assert!(!item.contains_key(TOKEN_ATTRIBUTE));
-            let mut keys: Vec<_> = item.keys().map(String::as_str).collect();
-            keys.retain(|k| !TASK_ATTRIBUTES.contains(k));
-            assert!(
-                keys.is_empty(),
-                "attributes outside TASK_ATTRIBUTES: {keys:?}"
-            );
-            item.insert(TOKEN_ATTRIBUTE.into(), s(TOKEN));
-
-            let back = task_from(&item).unwrap();
-
-            assert_eq!(back, t);
-            assert!(!serde_json::to_string(&back).unwrap().contains(TOKEN));
-        }
-    }
-
-    #[test]
-    fn the_index_projects_every_task_attribute_but_the_keys_and_the_token() {
-        let keys = [KEY, "tenant", "createdAt"];
-        let mut expected: Vec<_> = TASK_ATTRIBUTES
-            .iter()
-            .filter(|a| !keys.contains(a))
-            .collect();
-        let mut index: Vec<_> = INDEX_ATTRIBUTES.iter().collect();
-        expected.sort();
-        index.sort();
-        assert_eq!(index, expected);
-        assert!(!INDEX_ATTRIBUTES.contains(&TOKEN_ATTRIBUTE));
-    }
-}
+mod tests;
