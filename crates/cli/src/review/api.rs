@@ -1,0 +1,433 @@
+//! The review API's client: the URL of a request, its SigV4 signature (with the caller's
+//! credentials from the default chain), the connection to a LocalStack function URL that has no
+//! DNS offline, and the answers' shapes.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+use aws_credential_types::provider::ProvideCredentials;
+use aws_credential_types::Credentials;
+use aws_sigv4::http_request::{sign, SignableBody, SignableRequest, SigningSettings};
+use aws_sigv4::sign::v4;
+use docket_core::review::ReviewTask;
+use reqwest::Url;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::refusal::Refusal;
+
+/// The signing name of Lambda function URLs.
+const SERVICE: &str = "lambda";
+
+/// LocalStack's function URL hosts: `<id>.lambda-url.<region>.localhost.localstack.cloud`.
+const LOCALSTACK_DOMAIN: &str = "localhost.localstack.cloud";
+
+/// The LocalStack gateway when `AWS_ENDPOINT_URL` is not set.
+const DEFAULT_GATEWAY: (&str, u16) = ("127.0.0.1", 4566);
+
+/// `base` (the function URL) with `path` and `query`; the base's own path is kept as a
+/// directory whether or not it ends with `/`.
+pub(super) fn api_url(base: &Url, path: &str, query: &[(&str, String)]) -> anyhow::Result<Url> {
+    let mut base = base.clone();
+    if !base.path().ends_with('/') {
+        let dir = format!("{}/", base.path());
+        base.set_path(&dir);
+    }
+    let mut url = base.join(path).context("building the review API URL")?;
+    // No `?` at all without parameters: `query_pairs_mut` would leave an empty query behind.
+    if !query.is_empty() {
+        url.query_pairs_mut().extend_pairs(query);
+    }
+    Ok(url)
+}
+
+/// The `Host` header for `url`: its host, with the port unless it is the scheme's default (the
+/// form hyper and aws-sigv4 both use). It is sent explicitly, and signed, so that the Host
+/// signed is the Host sent.
+fn host_header(url: &Url) -> anyhow::Result<String> {
+    let host = url.host_str().context("the review API URL has no host")?;
+    Ok(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    })
+}
+
+/// The headers of a signed request to `url`: `host`, `content-type` when there is a body, and
+/// the signature's (`x-amz-date`, `x-amz-security-token` with a session token, `authorization`).
+/// Exactly these are sent.
+fn signed_headers(
+    method: &str,
+    url: &Url,
+    body: &[u8],
+    credentials: &Credentials,
+    region: &str,
+    service: &str,
+    time: SystemTime,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let mut headers = vec![("host".to_string(), host_header(url)?)];
+    if !body.is_empty() {
+        headers.push(("content-type".into(), "application/json".into()));
+    }
+    let identity = credentials.clone().into();
+    let params = v4::SigningParams::builder()
+        .identity(&identity)
+        .region(region)
+        .name(service)
+        .time(time)
+        .settings(SigningSettings::default())
+        .build()
+        .context("signing the review API request")?
+        .into();
+    let request = SignableRequest::new(
+        method,
+        url.as_str(),
+        headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        SignableBody::Bytes(body),
+    )
+    .context("signing the review API request")?;
+    let (instructions, _signature) = sign(request, &params)
+        .context("signing the review API request")?
+        .into_parts();
+    headers.extend(
+        instructions
+            .headers()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    Ok(headers)
+}
+
+/// The region to sign for: the one a function URL names
+/// (`<id>.lambda-url.<region>.on.aws`, or LocalStack's `...localhost.localstack.cloud`), since
+/// a signature for any other region is refused; otherwise the SDK config's.
+fn signing_region(url: &Url, configured: Option<&str>) -> anyhow::Result<String> {
+    let labels: Vec<&str> = url.host_str().unwrap_or_default().split('.').collect();
+    let named = labels
+        .windows(2)
+        .find(|w| w[0] == "lambda-url")
+        .map(|w| w[1]);
+    named
+        .or(configured)
+        .map(String::from)
+        .context("no AWS region configured (set AWS_REGION)")
+}
+
+/// Where to connect for a LocalStack function URL, whose host has no DNS offline: `(url host,
+/// gateway host, gateway port)` from `AWS_ENDPOINT_URL` (default 127.0.0.1:4566); `None` for
+/// any other host, which is resolved as usual.
+fn localstack_gateway(
+    url: &Url,
+    endpoint: Option<&str>,
+) -> anyhow::Result<Option<(String, String, u16)>> {
+    let host = url.host_str().context("the review API URL has no host")?;
+    if !host.ends_with(&format!(".{LOCALSTACK_DOMAIN}")) {
+        return Ok(None);
+    }
+    let (gateway, port) = match endpoint {
+        Some(endpoint) => {
+            let e = Url::parse(endpoint)
+                .with_context(|| format!("AWS_ENDPOINT_URL {endpoint:?} is not a URL"))?;
+            let gateway = e
+                .host_str()
+                .with_context(|| format!("AWS_ENDPOINT_URL {endpoint:?} has no host"))?;
+            let port = e.port_or_known_default().unwrap_or(DEFAULT_GATEWAY.1);
+            (gateway.to_string(), port)
+        }
+        None => (DEFAULT_GATEWAY.0.to_string(), DEFAULT_GATEWAY.1),
+    };
+    Ok(Some((host.to_string(), gateway, port)))
+}
+
+/// The socket address of the gateway `host:port`: an IP literal as is, `localhost` and
+/// LocalStack's own names as 127.0.0.1 (no DNS needed), anything else through the resolver.
+fn gateway_addr(host: &str, port: u16) -> anyhow::Result<SocketAddr> {
+    let literal = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = literal.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    if host == "localhost" || host == LOCALSTACK_DOMAIN || host.ends_with(LOCALSTACK_DOMAIN) {
+        return Ok(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port));
+    }
+    (host, port)
+        .to_socket_addrs()
+        .with_context(|| format!("resolving the LocalStack gateway {host}:{port}"))?
+        .next()
+        .with_context(|| format!("the LocalStack gateway {host} has no address"))
+}
+
+/// A signed-request client of the review API.
+pub(super) struct Api {
+    pub(super) base: Url,
+    http: reqwest::Client,
+    credentials: Credentials,
+    region: String,
+}
+
+impl Api {
+    pub(super) async fn connect(url: &str) -> anyhow::Result<Api> {
+        let base = Url::parse(url).with_context(|| format!("ReviewApiUrl {url:?} is not a URL"))?;
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(60));
+        let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
+        if let Some((host, gateway, port)) = localstack_gateway(&base, endpoint.as_deref())? {
+            // reqwest keeps the URL's own port when it has one; the gateway's port then only
+            // matters for a URL without one.
+            http = http.resolve(&host, gateway_addr(&gateway, port)?);
+        }
+        let sdk = docket_aws::load_config().await;
+        let credentials = sdk
+            .credentials_provider()
+            .context("no AWS credentials provider configured")?
+            .provide_credentials()
+            .await
+            .context("no AWS credentials to sign the review API request with")?;
+        let region = signing_region(&base, sdk.region().map(|r| r.as_ref()))?;
+        Ok(Api {
+            base,
+            http: http.build().context("building the HTTP client")?,
+            credentials,
+            region,
+        })
+    }
+
+    /// Sends a signed request: the JSON answer of a 2xx, or the API's refusal.
+    pub(super) async fn call(
+        &self,
+        method: &'static str,
+        url: Url,
+        body: Option<&Value>,
+    ) -> anyhow::Result<Result<Value, Refusal>> {
+        let bytes = body
+            .map(serde_json::to_vec)
+            .transpose()?
+            .unwrap_or_default();
+        let headers = signed_headers(
+            method,
+            &url,
+            &bytes,
+            &self.credentials,
+            &self.region,
+            SERVICE,
+            SystemTime::now(),
+        )?;
+        let mut request = self.http.request(method.parse()?, url.clone());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        if !bytes.is_empty() {
+            request = request.body(bytes);
+        }
+        let what = format!("{method} {}", url.path());
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("review API {what}: no answer"))?;
+        let status = response.status().as_u16();
+        let body = response
+            .bytes()
+            .await
+            .with_context(|| format!("review API {what}: reading the answer"))?;
+        if !(200..300).contains(&status) {
+            return Ok(Err(Refusal::parse(status, &body)));
+        }
+        let answer = serde_json::from_slice(&body)
+            .with_context(|| format!("review API {what}: the answer is not JSON"))?;
+        Ok(Ok(answer))
+    }
+}
+
+#[derive(Deserialize)]
+struct TaskList {
+    tasks: Vec<ReviewTask>,
+}
+
+/// The tasks of a list answer.
+pub(super) fn tasks_of(answer: Value) -> anyhow::Result<Vec<ReviewTask>> {
+    let TaskList { tasks } = serde_json::from_value(answer)
+        .context("the review API's task list does not have the expected shape")?;
+    Ok(tasks)
+}
+
+#[derive(Deserialize)]
+struct TaskAnswer {
+    task: ReviewTask,
+}
+
+/// The task of a show or decision answer.
+pub(super) fn task_of(answer: Value) -> anyhow::Result<ReviewTask> {
+    let TaskAnswer { task } = serde_json::from_value(answer)
+        .context("the review API's task does not have the expected shape")?;
+    Ok(task)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::UNIX_EPOCH;
+
+    use super::*;
+    use crate::review::fixtures::{url, TASK};
+
+    #[test]
+    fn the_base_url_is_a_directory_with_or_without_its_trailing_slash() {
+        for base in ["http://h:4566/api", "http://h:4566/api/"] {
+            assert_eq!(
+                api_url(&url(base), &format!("tasks/{TASK}"), &[])
+                    .unwrap()
+                    .as_str(),
+                format!("http://h:4566/api/tasks/{TASK}")
+            );
+        }
+    }
+
+    #[test]
+    fn the_host_header_has_the_port_unless_it_is_the_schemes_default() {
+        let local = "http://abc.lambda-url.us-east-1.localhost.localstack.cloud:4566/tasks";
+        assert_eq!(
+            host_header(&url(local)).unwrap(),
+            "abc.lambda-url.us-east-1.localhost.localstack.cloud:4566"
+        );
+        assert_eq!(
+            host_header(&url("https://abc.lambda-url.eu-west-1.on.aws:443/")).unwrap(),
+            "abc.lambda-url.eu-west-1.on.aws"
+        );
+    }
+
+    /// AWS's SigV4 test suite, `get-vanilla-with-session-token` (also in aws-sigv4's sources).
+    #[test]
+    fn signing_matches_the_sigv4_test_suite_with_a_session_token() {
+        let creds = Credentials::new(
+            "AKIDEXAMPLE",
+            "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            Some("6e86291e8372ff2a2260956d9b8aae1d763fbf315fa00fa31553b73ebf194267".into()),
+            None,
+            "test",
+        );
+        let time = UNIX_EPOCH + Duration::from_secs(1_440_938_160); // 2015-08-30T12:36:00Z
+        let headers = signed_headers(
+            "GET",
+            &url("https://example.amazonaws.com/"),
+            b"",
+            &creds,
+            "us-east-1",
+            "service",
+            time,
+        )
+        .unwrap();
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("host"), Some("example.amazonaws.com"));
+        assert_eq!(get("x-amz-date"), Some("20150830T123600Z"));
+        assert_eq!(
+            get("x-amz-security-token"),
+            Some("6e86291e8372ff2a2260956d9b8aae1d763fbf315fa00fa31553b73ebf194267")
+        );
+        assert_eq!(
+            get("authorization"),
+            Some(
+                "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, \
+                 SignedHeaders=host;x-amz-date;x-amz-security-token, \
+                 Signature=07ec1639c89043aa0e3e2de82b96708f198cceab042d4a97044c66dd9f74e7f8"
+            )
+        );
+    }
+
+    #[test]
+    fn a_post_signs_its_host_with_port_its_content_type_and_its_body() {
+        let creds = Credentials::new("AKID", "secret", None, None, "test");
+        let u = url(&format!(
+            "http://abc.lambda-url.us-east-1.localhost.localstack.cloud:4566/tasks/{TASK}/decision"
+        ));
+        let sign = |u: &Url, body: &[u8]| {
+            signed_headers("POST", u, body, &creds, "us-east-1", SERVICE, UNIX_EPOCH).unwrap()
+        };
+        let body = br#"{"verdict":"reject","reason":"x"}"#;
+        let headers = sign(&u, body);
+        let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(!names.contains(&"x-amz-security-token"));
+        let auth = |h: &[(String, String)]| {
+            h.iter()
+                .find(|(k, _)| k == "authorization")
+                .unwrap()
+                .1
+                .clone()
+        };
+        assert!(auth(&headers).contains("/19700101/us-east-1/lambda/aws4_request"));
+        assert!(auth(&headers).contains("SignedHeaders=content-type;host;x-amz-date,"));
+        assert_eq!(
+            headers[0],
+            (
+                "host".into(),
+                "abc.lambda-url.us-east-1.localhost.localstack.cloud:4566".into()
+            )
+        );
+        // The port and the body are part of what is signed.
+        let other_port = sign(&url(&u.as_str().replace(":4566", ":4567")), body);
+        let other_body = sign(&u, b"{}");
+        assert_ne!(auth(&headers), auth(&other_port));
+        assert_ne!(auth(&headers), auth(&other_body));
+    }
+
+    #[test]
+    fn the_signing_region_is_the_one_the_function_url_names() {
+        let aws = url("https://abc.lambda-url.eu-west-1.on.aws/");
+        assert_eq!(
+            signing_region(&aws, Some("us-east-1")).unwrap(),
+            "eu-west-1"
+        );
+        let local = url("http://abc.lambda-url.us-east-1.localhost.localstack.cloud:4566/");
+        assert_eq!(signing_region(&local, None).unwrap(), "us-east-1");
+        let other = url("https://review.example.com/");
+        assert_eq!(
+            signing_region(&other, Some("eu-central-1")).unwrap(),
+            "eu-central-1"
+        );
+        assert!(signing_region(&other, None).is_err());
+    }
+
+    #[test]
+    fn a_localstack_function_url_connects_to_the_gateway_from_aws_endpoint_url() {
+        let local = url("http://abc.lambda-url.us-east-1.localhost.localstack.cloud:4566/");
+        let host = "abc.lambda-url.us-east-1.localhost.localstack.cloud".to_string();
+        assert_eq!(
+            localstack_gateway(&local, None).unwrap(),
+            Some((host.clone(), "127.0.0.1".into(), 4566))
+        );
+        assert_eq!(
+            localstack_gateway(&local, Some("http://localhost:4567")).unwrap(),
+            Some((host, "localhost".into(), 4567))
+        );
+        assert!(localstack_gateway(&local, Some("not a url")).is_err());
+    }
+
+    #[test]
+    fn an_aws_function_url_is_resolved_as_usual() {
+        let aws = url("https://abc.lambda-url.eu-west-1.on.aws/");
+        assert_eq!(
+            localstack_gateway(&aws, Some("http://localhost:4566")).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn gateway_addresses_need_no_dns_for_literals_and_local_names() {
+        assert_eq!(
+            gateway_addr("127.0.0.1", 4566).unwrap(),
+            "127.0.0.1:4566".parse().unwrap()
+        );
+        assert_eq!(
+            gateway_addr("[::1]", 4566).unwrap(),
+            "[::1]:4566".parse().unwrap()
+        );
+        for name in ["localhost", "localhost.localstack.cloud"] {
+            assert_eq!(
+                gateway_addr(name, 4566).unwrap(),
+                "127.0.0.1:4566".parse().unwrap()
+            );
+        }
+    }
+}
