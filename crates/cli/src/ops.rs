@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use docket_core::ids::OperationId;
 use docket_core::ledger::OperationRecord;
-use docket_core::ports::Ledger;
-use docket_core::ports::RunStatus;
+use docket_core::model::step::Step;
+use docket_core::ports::{Ledger, RunRecord, RunStatus};
 use serde_json::{json, Value};
 
 use crate::stack::{print, Stack};
@@ -18,9 +18,6 @@ pub enum Command {
     /// List unresolved operations and runs, with owner and next action (exit 0 even if some).
     Unresolved,
 }
-
-/// The steps whose operations the ledger holds, to join a run with its operations.
-const LEDGER_STEPS: &[&str] = &["ocr"];
 
 pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
     match command {
@@ -40,6 +37,18 @@ fn operation_json(rec: &OperationRecord) -> Value {
     })
 }
 
+/// A case of a run: who owns it, and its operations.
+fn run_case(run: &RunRecord, owner: Option<&str>, operations: Value) -> Value {
+    json!({
+        "runId": run.run_id,
+        "documentId": run.document_id,
+        "tenant": run.tenant,
+        "error": run.error,
+        "owner": owner,
+        "operations": operations,
+    })
+}
+
 async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
     let mut operations: BTreeMap<OperationId, OperationRecord> = stack
         .ledger
@@ -51,39 +60,26 @@ async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
     let runs = stack.store.runs_with_status(RunStatus::Unresolved).await?;
     let mut cases = Vec::new();
     for run in &runs {
-        let ops: Vec<Value> = LEDGER_STEPS
+        let ops: Vec<Value> = Step::LEDGERED
             .iter()
-            .filter_map(|step| operations.remove(&OperationId::new(&run.run_id, step, None)))
+            .filter_map(|step| operations.remove(&step.operation(&run.run_id)))
             .map(|rec| operation_json(&rec))
             .collect();
         let owner = ops
             .iter()
             .find_map(|o| o["owner"].as_str().map(String::from));
-        cases.push(json!({
-            "runId": run.run_id,
-            "documentId": run.document_id,
-            "tenant": run.tenant,
-            "error": run.error,
-            "owner": owner,
-            "operations": ops,
-        }));
+        cases.push(run_case(run, owner.as_deref(), json!(ops)));
     }
     let owner = docket_core::config::PipelineConfig::builtin()
         .ledger
         .unresolved_owner;
     for run in stack.store.runs_with_status(RunStatus::Escalated).await? {
-        cases.push(json!({
-            "runId": run.run_id,
-            "documentId": run.document_id,
-            "tenant": run.tenant,
-            "error": run.error,
-            "owner": owner,
-            "operations": [{
-                "status": "escalated",
-                "nextAction": "The review was not decided in time: decide it with the tenant's \
-                               reviewers, then re-upload the document",
-            }],
-        }));
+        let operations = json!([{
+            "status": "escalated",
+            "nextAction": "The review was not decided in time: decide it with the tenant's \
+                           reviewers, then re-upload the document",
+        }]);
+        cases.push(run_case(&run, Some(owner.as_str()), operations));
     }
     // Unresolved operations whose run did not end unresolved (or has no record).
     for rec in operations.values() {
