@@ -4,7 +4,9 @@
 //! ledger claims, Textract jobs and audit entries.
 
 use aws_sdk_lambda::primitives::Blob;
+use docket_aws::dynamodb::DynamoStore;
 use docket_aws::faults::{Faults, Rule};
+use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
 use docket_aws::textract::TextractOcr;
 use docket_core::ids::sha256_hex;
@@ -13,13 +15,13 @@ use docket_core::model::run::ObjectRef;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
 use docket_core::ports::Ledger;
-use docket_core::ports::{Ocr, Store};
+use docket_core::ports::Ocr;
 use docket_core::steps::{ocr, Clock, Context};
 use docket_e2e::stack::Stack;
 use docket_e2e::util;
 use serde_json::{json, Value};
 
-use crate::lost_ack::{count_actions, ctx, ledger, one, prepared_run, store};
+use crate::lost_ack::{count_actions, ctx, ledger, one, prepared_run, store, Picked};
 
 fn claims(rec: &OperationRecord) -> usize {
     rec.attempts.iter().filter(|a| a.note == CLAIM_NOTE).count()
@@ -33,17 +35,24 @@ fn completions(rec: &OperationRecord) -> usize {
 }
 
 /// Polls until the job is done, as the state machine's loop does.
-async fn poll_to_end<S: Store, L: Ledger>(
+async fn poll_to_end(
     textract: &TextractOcr,
-    store: &S,
-    ledger: &L,
+    store: &DynamoStore,
+    ledger: &DynamoLedger,
     ctx: &Context,
     input: &RunInput,
     started: &ocr::OcrStarted,
 ) -> Result<ObjectRef, docket_core::Error> {
     let blobs = S3Blobs::new(&util::aws().await);
+    let ports = Picked {
+        blobs: &blobs,
+        store,
+        ocr: textract,
+        ledger,
+        workflow: (),
+    };
     for _ in 0..240 {
-        let polled = ocr::poll(textract, &blobs, store, ledger, ctx, input, started).await?;
+        let polled = ocr::poll(&ports, ctx, input, started).await?;
         if let Some(n) = polled.normalized {
             return Ok(n);
         }
@@ -65,9 +74,14 @@ async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once
     let lossy = store(&stack, &faults).await;
     let ledger = ledger(&clean);
 
-    let started = ocr::start(&textract, &lossy, &ledger, &ctx, &input)
-        .await
-        .unwrap();
+    let ports = Picked {
+        blobs: (),
+        store: &lossy,
+        ocr: &textract,
+        ledger: &ledger,
+        workflow: (),
+    };
+    let started = ocr::start(&ports, &ctx, &input).await.unwrap();
     let normalized = poll_to_end(&textract, &lossy, &ledger, &ctx, &input, &started)
         .await
         .unwrap();
@@ -174,9 +188,14 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
         clock: Clock::Fixed(now + time::Duration::seconds(rules.lease_seconds + 1)),
         ..ctx.clone()
     };
-    let started = ocr::start(&textract, &clean, &ledger, &after_lease, &input)
-        .await
-        .unwrap();
+    let ports = Picked {
+        blobs: (),
+        store: &clean,
+        ocr: &textract,
+        ledger: &ledger,
+        workflow: (),
+    };
+    let started = ocr::start(&ports, &after_lease, &input).await.unwrap();
     // The poll writes the normalized OCR, then crashes before the completion commits (every
     // TransactWriteItems of this store fails before it is sent); the retried poll records it.
     let broken = store(
@@ -340,9 +359,14 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
     // The state machine's attempts (StartOcr's Ambiguous.OutcomeUnknown retries), and one more.
     let mut errors = Vec::new();
     for _ in 0..=limit {
-        let err = ocr::start(&textract, &clean, &ledger, &ctx, &input)
-            .await
-            .unwrap_err();
+        let ports = Picked {
+            blobs: (),
+            store: &clean,
+            ocr: &textract,
+            ledger: &ledger,
+            workflow: (),
+        };
+        let err = ocr::start(&ports, &ctx, &input).await.unwrap_err();
         errors.push(err.name());
     }
     let operator = docket_e2e::reviewers::Session { env: Vec::new() };

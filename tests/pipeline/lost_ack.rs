@@ -15,7 +15,9 @@ use docket_core::config::PipelineConfig;
 use docket_core::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::RunInput;
-use docket_core::ports::{Change, RunRecord, RunStatus, Store};
+use docket_core::ports::{
+    Change, HasBlobs, HasLedger, HasOcr, HasStore, HasWorkflow, RunRecord, RunStatus, Store,
+};
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
 use docket_core::steps::{ocr, route, validate, Clock, Context, Layout};
 use docket_core::Error;
@@ -45,6 +47,51 @@ pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
         config: PipelineConfig::builtin(),
         actor: actor.into(),
         clock: Clock::System,
+    }
+}
+
+/// The steps' ports as a test picks them: a lossy adapter next to clean ones. Ports a step does
+/// not use are `()`.
+pub(crate) struct Picked<B = (), S = (), O = (), L = (), W = ()> {
+    pub blobs: B,
+    pub store: S,
+    pub ocr: O,
+    pub ledger: L,
+    pub workflow: W,
+}
+
+impl<S: Sync, O: Sync, L: Sync, W: Sync> HasBlobs for Picked<&S3Blobs, S, O, L, W> {
+    type Blobs = S3Blobs;
+    fn blobs(&self) -> &S3Blobs {
+        self.blobs
+    }
+}
+
+impl<B: Sync, O: Sync, L: Sync, W: Sync> HasStore for Picked<B, &DynamoStore, O, L, W> {
+    type Store = DynamoStore;
+    fn store(&self) -> &DynamoStore {
+        self.store
+    }
+}
+
+impl<B: Sync, S: Sync, L: Sync, W: Sync> HasOcr for Picked<B, S, &TextractOcr, L, W> {
+    type Ocr = TextractOcr;
+    fn ocr(&self) -> &TextractOcr {
+        self.ocr
+    }
+}
+
+impl<B: Sync, S: Sync, O: Sync, W: Sync> HasLedger for Picked<B, S, O, &DynamoLedger, W> {
+    type Ledger = DynamoLedger;
+    fn ledger(&self) -> &DynamoLedger {
+        self.ledger
+    }
+}
+
+impl<B: Sync, S: Sync, O: Sync, L: Sync> HasWorkflow for Picked<B, S, O, L, &SfnWorkflow> {
+    type Workflow = SfnWorkflow;
+    fn workflow(&self) -> &SfnWorkflow {
+        self.workflow
     }
 }
 
@@ -80,23 +127,16 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
     let sdk = util::aws().await;
     let workflow = SfnWorkflow::new(&sdk, stack.out("StateMachineAliasArn").into());
     let blobs = S3Blobs::new(&sdk);
+    let ports = Picked {
+        blobs: &blobs,
+        store: &store,
+        ocr: (),
+        ledger: (),
+        workflow: &workflow,
+    };
 
-    let first = ingest::handle(
-        &blobs,
-        &store,
-        &workflow,
-        &ctx(&stack, "docket/ingest"),
-        &event,
-    )
-    .await;
-    let again = ingest::handle(
-        &blobs,
-        &store,
-        &workflow,
-        &ctx(&stack, "docket/ingest"),
-        &event,
-    )
-    .await;
+    let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
+    let again = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
 
     assert_eq!(faults.injected(), 1, "the answer was lost once");
     let document = Stack::document_id(&tenant, "lost-commit.pdf");
@@ -131,23 +171,16 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
         SfnWorkflow::with_faults(&sdk, stack.out("StateMachineAliasArn").into(), &faults);
     let store = store(&stack, &Faults::none()).await;
     let blobs = S3Blobs::new(&sdk);
+    let ports = Picked {
+        blobs: &blobs,
+        store: &store,
+        ocr: (),
+        ledger: (),
+        workflow: &workflow,
+    };
 
-    let first = ingest::handle(
-        &blobs,
-        &store,
-        &workflow,
-        &ctx(&stack, "docket/ingest"),
-        &event,
-    )
-    .await;
-    let retried = ingest::handle(
-        &blobs,
-        &store,
-        &workflow,
-        &ctx(&stack, "docket/ingest"),
-        &event,
-    )
-    .await;
+    let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
+    let retried = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
 
     assert_eq!(faults.injected(), 1);
     assert!(
@@ -226,31 +259,39 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     let lossy_blobs = S3Blobs::with_faults(&sdk, &s3_faults);
 
     let ledger = ledger(&store);
+    let ocr_ports = Picked {
+        blobs: &blobs,
+        store: &store,
+        ocr: &textract,
+        ledger: &ledger,
+        workflow: (),
+    };
+    let lossy = Picked {
+        blobs: &lossy_blobs,
+        store: &store,
+        ocr: (),
+        ledger: (),
+        workflow: (),
+    };
 
     // OCR start: the answer is lost; the attempt gives its lease up, the retry takes over and
     // asks again with the same token: the same job. A third start finds it in the ledger.
-    let lost = ocr::start(&textract, &store, &ledger, &ctx, &input).await;
-    let started = ocr::start(&textract, &store, &ledger, &ctx, &input)
-        .await
-        .unwrap();
-    let again = ocr::start(&textract, &store, &ledger, &ctx, &input)
-        .await
-        .unwrap();
+    let lost = ocr::start(&ocr_ports, &ctx, &input).await;
+    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
+    let again = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
     let normalized = loop {
-        let polled = ocr::poll(&textract, &blobs, &store, &ledger, &ctx, &input, &started)
-            .await
-            .unwrap();
+        let polled = ocr::poll(&ocr_ports, &ctx, &input, &started).await.unwrap();
         if let Some(n) = polled.normalized {
             break n;
         }
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     };
-    let validated = validate::run(&blobs, &store, &ctx, &input, &normalized)
+    let validated = validate::run(&ocr_ports, &ctx, &input, &normalized)
         .await
         .unwrap();
     // Route: the result put commits, its answer is lost; the retried route completes once.
-    let lost_route = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report, None).await;
-    let routed = route::run(&lossy_blobs, &store, &ctx, &input, &validated.report, None)
+    let lost_route = route::run(&lossy, &ctx, &input, &validated.report, None).await;
+    let routed = route::run(&lossy, &ctx, &input, &validated.report, None)
         .await
         .unwrap();
 

@@ -10,10 +10,78 @@ use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId};
 use crate::model::run::ObjectRef;
 use crate::ports::{
-    BlobStore, Change, DocumentRecord, ObjectMeta, Ocr, OcrPoll, Refused, RunRecord, Started,
-    Store, Workflow,
+    BlobStore, Change, DocumentRecord, HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews,
+    HasStore, HasWorkflow, ObjectMeta, Ocr, OcrPoll, Refused, RunRecord, Started, Store, Workflow,
 };
+use crate::review::MemoryReviewStore;
 use crate::Error;
+
+/// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger is the
+/// store's: its [`Change::Ledger`] writes commit there.
+#[derive(Debug, Default)]
+pub struct MemoryPorts {
+    /// Objects.
+    pub blobs: MemoryBlobs,
+    /// Runs, documents, audit chains, and the ledger.
+    pub store: MemoryStore,
+    /// OCR jobs.
+    pub ocr: FakeOcr,
+    /// Executions.
+    pub workflow: MemoryWorkflow,
+    /// Review tasks.
+    pub reviews: MemoryReviewStore,
+    /// Callbacks to waiting Tasks.
+    pub callback: MemoryCallback,
+}
+
+impl HasBlobs for MemoryPorts {
+    type Blobs = MemoryBlobs;
+    fn blobs(&self) -> &MemoryBlobs {
+        &self.blobs
+    }
+}
+
+impl HasStore for MemoryPorts {
+    type Store = MemoryStore;
+    fn store(&self) -> &MemoryStore {
+        &self.store
+    }
+}
+
+impl HasLedger for MemoryPorts {
+    type Ledger = MemoryLedger;
+    fn ledger(&self) -> &MemoryLedger {
+        &self.store.ledger
+    }
+}
+
+impl HasOcr for MemoryPorts {
+    type Ocr = FakeOcr;
+    fn ocr(&self) -> &FakeOcr {
+        &self.ocr
+    }
+}
+
+impl HasWorkflow for MemoryPorts {
+    type Workflow = MemoryWorkflow;
+    fn workflow(&self) -> &MemoryWorkflow {
+        &self.workflow
+    }
+}
+
+impl HasReviews for MemoryPorts {
+    type Reviews = MemoryReviewStore;
+    fn reviews(&self) -> &MemoryReviewStore {
+        &self.reviews
+    }
+}
+
+impl HasCallback for MemoryPorts {
+    type Callback = MemoryCallback;
+    fn callback(&self) -> &MemoryCallback {
+        &self.callback
+    }
+}
 
 /// A versioned object store.
 #[derive(Debug, Default)]

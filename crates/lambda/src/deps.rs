@@ -10,6 +10,9 @@ use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
 use docket_core::config::PipelineConfig;
+use docket_core::ports::{
+    HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow,
+};
 use docket_core::review::identity::DEFAULT_ROLE_PREFIX;
 use docket_core::steps::{Clock, Context, Layout};
 use docket_core::Error;
@@ -112,5 +115,57 @@ impl<X: Extra> Deps<X> {
             store,
             ctx,
         })
+    }
+}
+
+// The ports the steps take (`docket_core::ports::Has*`): the shared adapters for every function,
+// each function's own ones from its `X`.
+
+impl<X: Sync> HasBlobs for Deps<X> {
+    type Blobs = S3Blobs;
+    fn blobs(&self) -> &S3Blobs {
+        &self.blobs
+    }
+}
+
+impl<X: Sync> HasStore for Deps<X> {
+    type Store = DynamoStore;
+    fn store(&self) -> &DynamoStore {
+        &self.store
+    }
+}
+
+impl<X: Sync> HasLedger for Deps<X> {
+    type Ledger = DynamoLedger;
+    fn ledger(&self) -> &DynamoLedger {
+        &self.ledger
+    }
+}
+
+impl HasOcr for Deps<TextractOcr> {
+    type Ocr = TextractOcr;
+    fn ocr(&self) -> &TextractOcr {
+        &self.extra
+    }
+}
+
+impl HasWorkflow for Deps<SfnWorkflow> {
+    type Workflow = SfnWorkflow;
+    fn workflow(&self) -> &SfnWorkflow {
+        &self.extra
+    }
+}
+
+impl HasReviews for Deps<Review> {
+    type Reviews = DynamoReviewStore;
+    fn reviews(&self) -> &DynamoReviewStore {
+        &self.extra.reviews
+    }
+}
+
+impl HasCallback for Deps<Review> {
+    type Callback = SfnCallback;
+    fn callback(&self) -> &SfnCallback {
+        &self.extra.callback
     }
 }

@@ -1,8 +1,10 @@
 //! The narrow ports the steps are written against, one file each. Each returns docket's own
 //! types; the AWS adapters (crate `docket-aws`) and the in-memory ones ([`crate::memory`])
-//! implement them. Everything is re-exported here: `docket_core::ports::Store`, etc.
+//! implement them. Everything is re-exported here: `docket_core::ports::Store`, etc. A step takes
+//! its ports as one bundle through the `Has*` accessor traits (`bundle.rs`).
 
 mod blobs;
+mod bundle;
 mod ledger;
 mod ocr;
 mod review;
@@ -10,6 +12,7 @@ mod store;
 mod workflow;
 
 pub use blobs::{BlobStore, ObjectMeta};
+pub use bundle::{HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow};
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use review::ReviewStore;

@@ -12,9 +12,10 @@ use crate::audit::AuditDraft;
 use crate::ids::{
     decode_event_key, parse_inbox_key, sha256_hex, DocumentId, OperationId, RunId, SourceVersion,
 };
-use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
-use crate::ports::{BlobStore, Change, RunRecord, RunStatus, Started, Store, Workflow};
+use crate::model::run::{ObjectRef, RunInput};
+use crate::ports::{
+    BlobStore, Change, HasBlobs, HasStore, HasWorkflow, RunRecord, RunStatus, Started, Workflow,
+};
 use crate::Error;
 
 /// The facts of an S3 "Object Created" event that ingest uses.
@@ -83,13 +84,12 @@ const MIN_DOCUMENT_BYTES: usize = 16;
 
 /// Handles one event. Safe to run any number of times for the same event, concurrently too: the
 /// run record is a conditional put and the execution name is the run id.
-pub async fn handle<B: BlobStore, S: Store, W: Workflow>(
-    blobs: &B,
-    store: &S,
-    workflow: &W,
+pub async fn handle(
+    ports: &(impl HasBlobs + HasStore + HasWorkflow),
     ctx: &Context,
     event: &ObjectCreated,
 ) -> Result<IngestOutcome, Error> {
+    let blobs = ports.blobs();
     if event.bucket != ctx.layout.raw_bucket {
         return Err(Error::BadInput(format!(
             "event for bucket {:?}, expected the raw bucket",
@@ -113,7 +113,7 @@ pub async fn handle<B: BlobStore, S: Store, W: Workflow>(
         Ok(inbox) => inbox,
         Err(e) => {
             let document = DocumentId::for_rejected_key(&key);
-            return quarantine(blobs, store, ctx, &document, &raw, e).await;
+            return quarantine(ports, ctx, &document, &raw, e).await;
         }
     };
     let document = DocumentId::new(&inbox.tenant, &inbox.logical_key);
@@ -129,11 +129,11 @@ pub async fn handle<B: BlobStore, S: Store, W: Workflow>(
             size: meta.size,
             limit,
         };
-        return quarantine(blobs, store, ctx, &document, &raw, e).await;
+        return quarantine(ports, ctx, &document, &raw, e).await;
     }
     let bytes = blobs.get(&raw).await?;
     if let Err(e) = check_content(&bytes) {
-        return quarantine(blobs, store, ctx, &document, &raw, e).await;
+        return quarantine(ports, ctx, &document, &raw, e).await;
     }
 
     let source = SourceVersion {
@@ -170,10 +170,17 @@ pub async fn handle<B: BlobStore, S: Store, W: Workflow>(
         .detail(json!({"sizeBytes": meta.size, "sourceOrder": input.source_order}));
     // Refused(0): the run record exists, so an earlier delivery of this event got here first.
     // Starting the execution again is harmless: its name is the run id.
-    let _ = record(store, ctx, &document, vec![Change::CreateRun(run)], draft).await?;
+    let _ = record(
+        ports.store(),
+        ctx,
+        &document,
+        vec![Change::CreateRun(run)],
+        draft,
+    )
+    .await?;
 
     let input = json!({ "run": input });
-    let execution = workflow.start(&run_id, &input).await?;
+    let execution = ports.workflow().start(&run_id, &input).await?;
     Ok(IngestOutcome::Started {
         document_id: document,
         run_id,
@@ -205,9 +212,8 @@ pub fn source_order(event: &ObjectCreated) -> String {
     format!("{time:0>30}|{sequencer:0>32}")
 }
 
-async fn quarantine<B: BlobStore, S: Store>(
-    blobs: &B,
-    store: &S,
+async fn quarantine(
+    ports: &(impl HasBlobs + HasStore),
     ctx: &Context,
     document: &DocumentId,
     raw: &ObjectRef,
@@ -222,9 +228,9 @@ async fn quarantine<B: BlobStore, S: Store>(
         ("docket-source-version".to_string(), version.to_string()),
     ]);
     // A version deleted since the event cannot be copied; the audit entry still records why.
-    let copied = match blobs.head(raw).await? {
+    let copied = match ports.blobs().head(raw).await? {
         Some(_) => {
-            blobs.copy(raw, &target, &metadata).await?;
+            ports.blobs().copy(raw, &target, &metadata).await?;
             true
         }
         None => false,
@@ -237,7 +243,7 @@ async fn quarantine<B: BlobStore, S: Store>(
             "reason": error.to_string(),
             "quarantine": if copied { target.to_string() } else { String::new() },
         }));
-    let _ = record(store, ctx, document, vec![], draft).await?;
+    let _ = record(ports.store(), ctx, document, vec![], draft).await?;
     Ok(IngestOutcome::Quarantined {
         document_id: document.clone(),
         error: error.name().to_string(),

@@ -29,7 +29,10 @@ use crate::ledger::{
 };
 use crate::model::run::{ObjectRef, RunInput};
 use crate::model::step::Step;
-use crate::ports::{BlobStore, Change, Ledger, Ocr, OcrPoll, Refused, RunStatus, Store};
+use crate::ports::{
+    BlobStore, Change, HasBlobs, HasLedger, HasOcr, HasStore, Ledger, Ocr, OcrPoll, Refused,
+    RunStatus,
+};
 use crate::Error;
 
 /// The started job, and the claim under which the run holds it.
@@ -64,13 +67,12 @@ pub fn fingerprint(input: &RunInput) -> String {
 }
 
 /// Starts (or finds) the run's OCR job; see the module docs for what a retry finds.
-pub async fn start<O: Ocr, S: Store, L: Ledger>(
-    ocr: &O,
-    store: &S,
-    ledger: &L,
+pub async fn start(
+    ports: &(impl HasOcr + HasStore + HasLedger),
     ctx: &Context,
     input: &RunInput,
 ) -> Result<OcrStarted, Error> {
+    let ledger = ports.ledger();
     let op = Step::Ocr.operation(&input.run_id);
     let fingerprint = fingerprint(input);
     let now = ctx.clock.now().unix_timestamp();
@@ -90,29 +92,40 @@ pub async fn start<O: Ocr, S: Store, L: Ledger>(
         Err(e) => return Err(e),
     };
     let (fence, previous) = previous;
+    let holder = Holder {
+        ports,
+        ctx,
+        input,
+        op,
+        fence,
+    };
     let known_job = previous.as_ref().and_then(|p| p.provider_job_id.clone());
     let job_id = match known_job {
         // The previous holder's provider accepted the work: reconcile to it, start nothing.
         Some(job) => job,
-        None => match ocr.start(&op, &input.raw, input.run_id.as_str()).await {
+        None => match ports
+            .ocr()
+            .start(&holder.op, &input.raw, input.run_id.as_str())
+            .await
+        {
             Ok(job) => job,
             Err(Error::OutcomeUnknown(why)) => {
                 let attempts = previous.as_ref().map_or(0, ambiguous_attempts) + 1;
-                return Err(ambiguous(store, ledger, ctx, input, fence, attempts, why).await);
+                return Err(holder.ambiguous(attempts, why).await);
             }
             // Nothing is known to have happened: the lease runs out and a retry takes over.
             Err(e) if e.family() == Family::Transient => return Err(e),
-            Err(e) => return Err(fail_run(store, ledger, ctx, input, fence, None, e).await),
+            Err(e) => return Err(holder.fail_run(None, e).await),
         },
     };
     let write = Write::Accept {
         job_id: job_id.clone(),
     };
     let draft = AuditDraft::new(&ctx.actor, "ocr.started", Some(&input.run_id))
-        .operation(&op)
+        .operation(&holder.op)
         .input("raw", &input.sha256)
         .detail(json!({"jobId": job_id, "fence": fence}));
-    commit_with_ledger(store, ledger, ctx, input, fence, write, vec![], draft).await?;
+    holder.commit(write, vec![], draft).await?;
     Ok(OcrStarted { job_id, fence })
 }
 
@@ -130,123 +143,119 @@ fn recorded_job(op: &OperationId, rec: &OperationRecord) -> Result<OcrStarted, E
     })
 }
 
-/// The provider's answer to a start was lost. Below the limit: give the lease up (the next
-/// attempt takes over at once and asks again with the same token) and report the ambiguity for
-/// the state machine to retry. At the limit: the operation and the run become unresolved.
-async fn ambiguous<S: Store, L: Ledger>(
-    store: &S,
-    ledger: &L,
-    ctx: &Context,
-    input: &RunInput,
+/// The holder of the run's OCR operation under `fence`: what each of its ledger writes needs.
+struct Holder<'a, P> {
+    ports: &'a P,
+    ctx: &'a Context,
+    input: &'a RunInput,
+    op: OperationId,
     fence: u64,
-    attempts: usize,
-    why: String,
-) -> Error {
-    let op = Step::Ocr.operation(&input.run_id);
-    let now = ctx.clock.now().unix_timestamp();
-    let rules = &ctx.config.ledger;
-    if attempts < rules.max_ambiguous_attempts {
-        return match ledger.write(&op, fence, Write::Ambiguous, now).await {
-            Ok(()) => Error::OutcomeUnknown(why),
-            Err(e) => e,
+}
+
+impl<P: HasStore + HasLedger> Holder<'_, P> {
+    /// The provider's answer to a start was lost. Below the limit: give the lease up (the next
+    /// attempt takes over at once and asks again with the same token) and report the ambiguity
+    /// for the state machine to retry. At the limit: the operation and the run become
+    /// unresolved.
+    async fn ambiguous(&self, attempts: usize, why: String) -> Error {
+        let (ctx, input, op) = (self.ctx, self.input, &self.op);
+        let now = ctx.clock.now().unix_timestamp();
+        let rules = &ctx.config.ledger;
+        if attempts < rules.max_ambiguous_attempts {
+            let released = self
+                .ports
+                .ledger()
+                .write(op, self.fence, Write::Ambiguous, now);
+            return match released.await {
+                Ok(()) => Error::OutcomeUnknown(why),
+                Err(e) => e,
+            };
+        }
+        let next_action = format!(
+            "Look up the Textract text detection job started with ClientRequestToken {op}; \
+             if it exists, its JobId is this operation's job; if not, re-upload the document"
+        );
+        let write = Write::MarkUnresolved {
+            owner: rules.unresolved_owner.clone(),
+            next_action: next_action.clone(),
         };
+        let run = Change::SetRunStatus {
+            run_id: input.run_id.clone(),
+            from: RunStatus::Started,
+            to: RunStatus::Unresolved,
+            outputs: Default::default(),
+            error: Some(ErrorKind::Unresolved.name().into()),
+        };
+        let draft = AuditDraft::new(&ctx.actor, "ocr.unresolved", Some(&input.run_id))
+            .operation(op)
+            .detail(json!({
+                "owner": rules.unresolved_owner,
+                "nextAction": next_action,
+                "ambiguousAttempts": attempts,
+            }));
+        match self.commit(write, vec![run], draft).await {
+            Ok(()) => Error::Unresolved(format!(
+                "operation {op}: the provider's outcome is unknown after {attempts} attempts \
+                 ({why}); owner {}",
+                rules.unresolved_owner
+            )),
+            Err(e) => e,
+        }
     }
-    let next_action = format!(
-        "Look up the Textract text detection job started with ClientRequestToken {op}; \
-         if it exists, its JobId is this operation's job; if not, re-upload the document"
-    );
-    let write = Write::MarkUnresolved {
-        owner: rules.unresolved_owner.clone(),
-        next_action: next_action.clone(),
-    };
-    let run = Change::SetRunStatus {
-        run_id: input.run_id.clone(),
-        from: RunStatus::Started,
-        to: RunStatus::Unresolved,
-        outputs: Default::default(),
-        error: Some(ErrorKind::Unresolved.name().into()),
-    };
-    let draft = AuditDraft::new(&ctx.actor, "ocr.unresolved", Some(&input.run_id))
-        .operation(&op)
-        .detail(json!({
-            "owner": rules.unresolved_owner,
-            "nextAction": next_action,
-            "ambiguousAttempts": attempts,
-        }));
-    match commit_with_ledger(store, ledger, ctx, input, fence, write, vec![run], draft).await {
-        Ok(()) => Error::Unresolved(format!(
-            "operation {op}: the provider's outcome is unknown after {attempts} attempts ({why}); \
-             owner {}",
-            rules.unresolved_owner
-        )),
-        Err(e) => e,
-    }
-}
 
-/// Ends the operation and the run with a named, non-transient error (ledger `failed`, run
-/// `failed`, an `ocr.failed` entry, one transaction) and returns that error. A refusal means an
-/// earlier attempt already ended them; the error is returned all the same.
-async fn fail_run<S: Store, L: Ledger>(
-    store: &S,
-    ledger: &L,
-    ctx: &Context,
-    input: &RunInput,
-    fence: u64,
-    job_id: Option<&str>,
-    error: Error,
-) -> Error {
-    let write = Write::Fail {
-        error: error.kind(),
-    };
-    let run = Change::SetRunStatus {
-        run_id: input.run_id.clone(),
-        from: RunStatus::Started,
-        to: RunStatus::Failed,
-        outputs: Default::default(),
-        error: Some(error.name().into()),
-    };
-    let draft = AuditDraft::new(&ctx.actor, "ocr.failed", Some(&input.run_id))
-        .operation(&Step::Ocr.operation(&input.run_id))
-        .detail(json!({"jobId": job_id, "error": error.name(), "reason": error.to_string()}));
-    match commit_with_ledger(store, ledger, ctx, input, fence, write, vec![run], draft).await {
-        Ok(()) | Err(Error::FencedOut(_)) => error,
-        Err(other) => other,
+    /// Ends the operation and the run with a named, non-transient error (ledger `failed`, run
+    /// `failed`, an `ocr.failed` entry, one transaction) and returns that error. A refusal means
+    /// an earlier attempt already ended them; the error is returned all the same.
+    async fn fail_run(&self, job_id: Option<&str>, error: Error) -> Error {
+        let write = Write::Fail {
+            error: error.kind(),
+        };
+        let run = Change::SetRunStatus {
+            run_id: self.input.run_id.clone(),
+            from: RunStatus::Started,
+            to: RunStatus::Failed,
+            outputs: Default::default(),
+            error: Some(error.name().into()),
+        };
+        let draft = AuditDraft::new(&self.ctx.actor, "ocr.failed", Some(&self.input.run_id))
+            .operation(&self.op)
+            .detail(json!({"jobId": job_id, "error": error.name(), "reason": error.to_string()}));
+        match self.commit(write, vec![run], draft).await {
+            Ok(()) | Err(Error::FencedOut(_)) => error,
+            Err(other) => other,
+        }
     }
-}
 
-/// Commits the ledger `write` (first), `changes` and the audit entry in one transaction. A
-/// refused ledger write is explained by the record: the same write already landed (a lost
-/// acknowledgement) → done; the fence was taken over → `Conflict.FencedOut`. A refusal of one
-/// of `changes` means an earlier attempt already moved the run: done.
-#[allow(clippy::too_many_arguments)]
-async fn commit_with_ledger<S: Store, L: Ledger>(
-    store: &S,
-    ledger: &L,
-    ctx: &Context,
-    input: &RunInput,
-    fence: u64,
-    write: Write,
-    changes: Vec<Change>,
-    draft: AuditDraft,
-) -> Result<(), Error> {
-    let op = Step::Ocr.operation(&input.run_id);
-    let now = ctx.clock.now().unix_timestamp();
-    let mut all = vec![Change::Ledger {
-        op: op.clone(),
-        fence,
-        write: write.clone(),
-        now,
-    }];
-    all.extend(changes);
-    match record(store, ctx, &input.document_id, all, draft).await? {
-        Ok(_) | Err(Refused { index: 1.. }) => Ok(()),
-        Err(Refused { index: 0 }) => {
-            let rec = ledger.get(&op).await?;
-            match decide_write(rec.as_ref(), &op, fence, &write)? {
-                WriteDecision::AlreadyApplied => Ok(()),
-                WriteDecision::Apply => Err(Error::Dependency(format!(
-                    "ledger {op}: write refused, then allowed; retry"
-                ))),
+    /// Commits the ledger `write` (first), `changes` and the audit entry in one transaction. A
+    /// refused ledger write is explained by the record: the same write already landed (a lost
+    /// acknowledgement) → done; the fence was taken over → `Conflict.FencedOut`. A refusal of
+    /// one of `changes` means an earlier attempt already moved the run: done.
+    async fn commit(
+        &self,
+        write: Write,
+        changes: Vec<Change>,
+        draft: AuditDraft,
+    ) -> Result<(), Error> {
+        let (op, fence) = (&self.op, self.fence);
+        let now = self.ctx.clock.now().unix_timestamp();
+        let mut all = vec![Change::Ledger {
+            op: op.clone(),
+            fence,
+            write: write.clone(),
+            now,
+        }];
+        all.extend(changes);
+        let store = self.ports.store();
+        match record(store, self.ctx, &self.input.document_id, all, draft).await? {
+            Ok(_) | Err(Refused { index: 1.. }) => Ok(()),
+            Err(Refused { index: 0 }) => {
+                let rec = self.ports.ledger().get(op).await?;
+                match decide_write(rec.as_ref(), op, fence, &write)? {
+                    WriteDecision::AlreadyApplied => Ok(()),
+                    WriteDecision::Apply => Err(Error::Dependency(format!(
+                        "ledger {op}: write refused, then allowed; retry"
+                    ))),
+                }
             }
         }
     }
@@ -254,18 +263,21 @@ async fn commit_with_ledger<S: Store, L: Ledger>(
 
 /// Polls the job once. On success writes the normalized OCR and completes the operation; on a
 /// failed job ends the operation and the run and returns `Business.OcrFailed`.
-pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
-    ocr: &O,
-    blobs: &B,
-    store: &S,
-    ledger: &L,
+pub async fn poll(
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
     ctx: &Context,
     input: &RunInput,
     started: &OcrStarted,
 ) -> Result<OcrPolled, Error> {
-    let op = Step::Ocr.operation(&input.run_id);
+    let holder = Holder {
+        ports,
+        ctx,
+        input,
+        op: Step::Ocr.operation(&input.run_id),
+        fence: started.fence,
+    };
     let job_id = started.job_id.as_str();
-    match ocr.poll(job_id).await? {
+    match ports.ocr().poll(job_id).await? {
         OcrPoll::InProgress => Ok(OcrPolled {
             status: "IN_PROGRESS".into(),
             normalized: None,
@@ -277,13 +289,16 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
             let bytes = to_json_bytes(&document);
             let hash = sha256_hex(&bytes);
             let lines = document.lines().count();
-            blobs.put(&target, bytes, "application/json").await?;
+            ports
+                .blobs()
+                .put(&target, bytes, "application/json")
+                .await?;
             let write = Write::Complete {
                 result_pointer: target.to_string(),
                 result_hash: hash.clone(),
             };
             let draft = AuditDraft::new(&ctx.actor, "ocr.completed", Some(&input.run_id))
-                .operation(&op)
+                .operation(&holder.op)
                 .input("raw", &input.sha256)
                 .output("ocr", &target.to_string())
                 .detail(json!({
@@ -293,17 +308,7 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
                     "lines": lines,
                     "sha256": hash,
                 }));
-            commit_with_ledger(
-                store,
-                ledger,
-                ctx,
-                input,
-                started.fence,
-                write,
-                vec![],
-                draft,
-            )
-            .await?;
+            holder.commit(write, vec![], draft).await?;
             Ok(OcrPolled {
                 status: "SUCCEEDED".into(),
                 normalized: Some(target),
@@ -311,16 +316,7 @@ pub async fn poll<O: Ocr, B: BlobStore, S: Store, L: Ledger>(
         }
         OcrPoll::Failed(message) => {
             let error = Error::OcrFailed(message);
-            Err(fail_run(
-                store,
-                ledger,
-                ctx,
-                input,
-                started.fence,
-                Some(job_id),
-                error,
-            )
-            .await)
+            Err(holder.fail_run(Some(job_id), error).await)
         }
     }
 }

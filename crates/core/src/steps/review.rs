@@ -21,12 +21,12 @@ use super::{record, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::model::fields::FieldName;
-use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
-use crate::model::run::TaskToken;
+use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::model::step::Step;
-use crate::ports::ReviewStore;
-use crate::ports::{BlobStore, Change, RunStatus, Store, TaskCallback};
+use crate::ports::{
+    BlobStore, Change, HasBlobs, HasCallback, HasReviews, HasStore, ReviewStore, RunStatus,
+    TaskCallback,
+};
 use crate::review::{
     authorize, not_found, rfc3339, task_id_for, ExpireOutcome, Expiry, OpenTask, Opened, Refusal,
     ReviewDecision, ReviewField, ReviewTask, Reviewer, TaskId,
@@ -66,54 +66,61 @@ pub enum Request {
     },
 }
 
+/// What the state machine's `waitForTaskToken` Task hands [`open`] besides the run. Not
+/// `Serialize`: it holds the token.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRequest {
+    /// The run's validation report.
+    pub report: ObjectRef,
+    /// Its normalized OCR.
+    pub ocr: ObjectRef,
+    /// The waiting Task attempt's token.
+    pub token: TaskToken,
+    /// How long the Task waits (its `TimeoutSeconds`): the task's deadline.
+    pub timeout_seconds: i64,
+}
+
 /// Opens (or finds) the review task of a run whose validation needs a person, storing the
 /// waiting Task's token. Returns the task as recorded.
-#[allow(clippy::too_many_arguments)]
-pub async fn open<B: BlobStore, S: Store, R: ReviewStore>(
-    blobs: &B,
-    store: &S,
-    reviews: &R,
+pub async fn open(
+    ports: &(impl HasBlobs + HasStore + HasReviews),
     ctx: &Context,
     input: &RunInput,
-    report_ref: &ObjectRef,
-    ocr: &ObjectRef,
-    token: TaskToken,
-    timeout_seconds: i64,
+    request: OpenRequest,
 ) -> Result<ReviewTask, Error> {
-    let bytes = blobs.get(report_ref).await?;
+    let OpenRequest {
+        report: report_ref,
+        ocr,
+        token,
+        timeout_seconds,
+    } = request;
+    let bytes = ports.blobs().get(&report_ref).await?;
     let report: ValidationReport = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("validation report unreadable: {e}")))?;
     let now = ctx.clock.now();
     let deadline = now + time::Duration::seconds(timeout_seconds);
-    let task = ReviewTask::new(
-        input,
-        &report,
-        ocr.clone(),
-        report_ref.clone(),
-        now,
-        deadline,
-    )?;
-    let opened = reviews.open(OpenTask { task, token }).await?;
+    let task = ReviewTask::new(input, &report, ocr, report_ref, now, deadline)?;
+    let opened = ports.reviews().open(OpenTask { task, token }).await?;
     if let Opened::Created(task) = &opened {
         let codes: Vec<&str> = task.reasons.iter().map(|r| r.code.as_str()).collect();
         let draft = AuditDraft::new(&ctx.actor, "review.opened", Some(&input.run_id))
             .operation(&Step::Review.operation(&input.run_id))
             .detail(json!({"taskId": task.task_id, "deadline": task.deadline, "reasons": codes}));
-        let _ = record(store, ctx, &input.document_id, vec![], draft).await?;
+        let _ = record(ports.store(), ctx, &input.document_id, vec![], draft).await?;
     }
     Ok(opened.task().clone())
 }
 
 /// A reviewer's decision on `task_id`; see the module docs. Returns the task as decided.
-pub async fn decide<S: Store, R: ReviewStore, C: TaskCallback>(
-    store: &S,
-    reviews: &R,
-    callback: &C,
+pub async fn decide(
+    ports: &(impl HasStore + HasReviews + HasCallback),
     ctx: &Context,
     reviewer: &Reviewer,
     task_id: &TaskId,
     request: &Request,
 ) -> Result<ReviewTask, Error> {
+    let (store, reviews, callback) = (ports.store(), ports.reviews(), ports.callback());
     let task = reviews
         .get(task_id)
         .await?
@@ -226,12 +233,12 @@ fn is_retry_of(refusal: &Refusal, decision: &ReviewDecision) -> bool {
 }
 
 /// The wait for a decision timed out: the task expires and the run is escalated to its owner.
-pub async fn escalate<S: Store, R: ReviewStore>(
-    store: &S,
-    reviews: &R,
+pub async fn escalate(
+    ports: &(impl HasStore + HasReviews),
     ctx: &Context,
     input: &RunInput,
 ) -> Result<(), Error> {
+    let reviews = ports.reviews();
     let task_id = task_id_for(&input.run_id);
     let now = ctx.clock.now();
     let expiry = Expiry {
@@ -256,7 +263,7 @@ pub async fn escalate<S: Store, R: ReviewStore>(
         .operation(&Step::Escalate.operation(&input.run_id))
         .detail(json!({"taskId": task_id, "owner": owner, "reason": "review not decided in time"}));
     // Refused: already escalated by an earlier attempt.
-    let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
+    let _ = record(ports.store(), ctx, &input.document_id, vec![change], draft).await?;
     Ok(())
 }
 
@@ -275,8 +282,8 @@ mod tests {
     use crate::audit::{verify, AuditEntry};
     use crate::config::PipelineConfig;
     use crate::ids::Tenant;
-    use crate::memory::{FakeOcr, MemoryBlobs, MemoryCallback, MemoryStore, MemoryWorkflow};
-    use crate::ports::RunStatus;
+    use crate::memory::{MemoryCallback, MemoryPorts, MemoryStore};
+    use crate::ports::{RunStatus, Store};
     use crate::review::{FieldSource, MemoryReviewStore, ReviewStatus, Verdict};
     use crate::steps::ingest::{self, IngestOutcome, ObjectCreated};
     use crate::steps::{ocr, route, validate, Clock, Layout};
@@ -286,23 +293,13 @@ mod tests {
     const CLEAR: &str = "inbox/acme/clear.png";
 
     struct World {
-        blobs: MemoryBlobs,
-        store: MemoryStore,
-        ocr: FakeOcr,
-        workflow: MemoryWorkflow,
-        reviews: MemoryReviewStore,
-        callback: MemoryCallback,
+        ports: MemoryPorts,
         ctx: Context,
     }
 
     fn world() -> World {
         World {
-            blobs: MemoryBlobs::default(),
-            store: MemoryStore::default(),
-            ocr: FakeOcr::default(),
-            workflow: MemoryWorkflow::default(),
-            reviews: MemoryReviewStore::new(),
-            callback: MemoryCallback::default(),
+            ports: MemoryPorts::default(),
             ctx: Context {
                 layout: Layout {
                     raw_bucket: "raw".into(),
@@ -363,12 +360,13 @@ mod tests {
         /// Uploads `key`, ingests it and runs OCR and validation (the state machine's path up
         /// to its Decide state), the OCR reading every line at `confidence`.
         async fn validated(&self, key: &str, total: &str, confidence: f64) -> Validated {
-            self.ocr
+            self.ports
+                .ocr
                 .results
                 .lock()
                 .unwrap()
                 .insert(key.into(), ocr_of(&invoice_lines(total), confidence));
-            let version = self.blobs.upload("raw", key, PNG);
+            let version = self.ports.blobs.upload("raw", key, PNG);
             let event = ObjectCreated {
                 bucket: "raw".into(),
                 key: key.into(),
@@ -376,43 +374,28 @@ mod tests {
                 sequencer: Some("0062E99A88DC407460".into()),
                 time: Some("2026-11-30T10:00:00Z".into()),
             };
-            let outcome =
-                ingest::handle(&self.blobs, &self.store, &self.workflow, &self.ctx, &event)
-                    .await
-                    .expect("ingest");
+            let outcome = ingest::handle(&self.ports, &self.ctx, &event)
+                .await
+                .expect("ingest");
             let IngestOutcome::Started { run_id, .. } = outcome else {
                 panic!("not started: {outcome:?}");
             };
             let input: RunInput = {
-                let executions = self.workflow.executions.lock().unwrap();
+                let executions = self.ports.workflow.executions.lock().unwrap();
                 serde_json::from_value(executions[run_id.as_str()]["run"].clone()).unwrap()
             };
-            let started = ocr::start(
-                &self.ocr,
-                &self.store,
-                &self.store.ledger,
-                &self.ctx,
-                &input,
-            )
-            .await
-            .expect("ocr start");
-            let normalized = loop {
-                let polled = ocr::poll(
-                    &self.ocr,
-                    &self.blobs,
-                    &self.store,
-                    &self.store.ledger,
-                    &self.ctx,
-                    &input,
-                    &started,
-                )
+            let started = ocr::start(&self.ports, &self.ctx, &input)
                 .await
-                .expect("ocr poll");
+                .expect("ocr start");
+            let normalized = loop {
+                let polled = ocr::poll(&self.ports, &self.ctx, &input, &started)
+                    .await
+                    .expect("ocr poll");
                 if let Some(n) = polled.normalized {
                     break n;
                 }
             };
-            let validated = validate::run(&self.blobs, &self.store, &self.ctx, &input, &normalized)
+            let validated = validate::run(&self.ports, &self.ctx, &input, &normalized)
                 .await
                 .expect("validate");
             assert_eq!(
@@ -445,18 +428,13 @@ mod tests {
             tok: &str,
             timeout_seconds: i64,
         ) -> Result<ReviewTask, Error> {
-            open(
-                &self.blobs,
-                &self.store,
-                &self.reviews,
-                ctx,
-                &v.input,
-                &v.report,
-                &v.ocr,
-                token(tok),
+            let request = OpenRequest {
+                report: v.report.clone(),
+                ocr: v.ocr.clone(),
+                token: token(tok),
                 timeout_seconds,
-            )
-            .await
+            };
+            open(&self.ports, ctx, &v.input, request).await
         }
 
         async fn open(&self, v: &Validated, tok: &str) -> ReviewTask {
@@ -470,16 +448,7 @@ mod tests {
             task: &TaskId,
             request: &Request,
         ) -> Result<ReviewTask, Error> {
-            decide(
-                &self.store,
-                &self.reviews,
-                &self.callback,
-                ctx,
-                who,
-                task,
-                request,
-            )
-            .await
+            decide(&self.ports, ctx, who, task, request).await
         }
 
         async fn decide(
@@ -492,31 +461,37 @@ mod tests {
         }
 
         async fn escalate_with(&self, ctx: &Context, input: &RunInput) -> Result<(), Error> {
-            escalate(&self.store, &self.reviews, ctx, input).await
+            escalate(&self.ports, ctx, input).await
         }
 
         async fn task(&self, id: &TaskId) -> ReviewTask {
-            self.reviews.get(id).await.unwrap().expect("a task")
+            self.ports.reviews.get(id).await.unwrap().expect("a task")
         }
 
         async fn status(&self, input: &RunInput) -> RunStatus {
-            self.store.run(&input.run_id).await.unwrap().unwrap().status
+            self.ports
+                .store
+                .run(&input.run_id)
+                .await
+                .unwrap()
+                .unwrap()
+                .status
         }
 
         fn calls(&self) -> Vec<(String, Result<Value, String>)> {
-            self.callback.calls.lock().unwrap().clone()
+            self.ports.callback.calls.lock().unwrap().clone()
         }
 
         fn commits(&self) -> usize {
-            *self.store.commits.lock().unwrap()
+            *self.ports.store.commits.lock().unwrap()
         }
 
         /// The document's audit entries, after checking that the chain verifies up to its
         /// checkpoint.
         async fn entries(&self, input: &RunInput) -> Vec<AuditEntry> {
             let document = &input.document_id;
-            let entries = self.store.audit_entries(document).await.unwrap();
-            let checkpoint = self.store.audit_checkpoint(document).await.unwrap();
+            let entries = self.ports.store.audit_entries(document).await.unwrap();
+            let checkpoint = self.ports.store.audit_checkpoint(document).await.unwrap();
             assert_eq!(checkpoint, entries.last().map(|e| e.checkpoint()));
             verify(document, &entries, checkpoint.as_ref()).expect("chain verifies");
             entries
@@ -536,7 +511,8 @@ mod tests {
         }
 
         fn results(&self) -> Vec<String> {
-            self.blobs
+            self.ports
+                .blobs
                 .keys("derived")
                 .into_iter()
                 .filter(|k| k.ends_with("result.json"))
@@ -600,8 +576,17 @@ mod tests {
         assert_eq!(retried.task_id, first.task_id);
         assert_eq!(retried.created_at, first.created_at);
         assert_eq!(retried.deadline, "2026-11-30T14:01:00.000Z");
-        assert_eq!(w.reviews.list(None, None).await.unwrap(), vec![retried]);
-        let stored = w.reviews.token(&first.task_id).await.unwrap().unwrap();
+        assert_eq!(
+            w.ports.reviews.list(None, None).await.unwrap(),
+            vec![retried]
+        );
+        let stored = w
+            .ports
+            .reviews
+            .token(&first.task_id)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(stored.expose(), "tok-2");
         assert_eq!(w.commits(), commits, "the retry wrote no audit entry");
         assert_eq!(w.entries_of(&v.input, "review.opened").await.len(), 1);
@@ -625,7 +610,7 @@ mod tests {
         // then it returns the task as decided; no token, task or entry was written
         assert_eq!(again.status, ReviewStatus::Decided);
         assert_eq!(again, w.task(&task.task_id).await);
-        let stored = w.reviews.token(&task.task_id).await.unwrap().unwrap();
+        let stored = w.ports.reviews.token(&task.task_id).await.unwrap().unwrap();
         assert_eq!(stored.expose(), "tok-1");
         assert_eq!(w.chain_of(&v.input).await, chain);
     }
@@ -651,8 +636,14 @@ mod tests {
         // leaves no time to decide)
         assert_eq!(err.name(), "Fatal.BadInput");
         assert_eq!(zero.name(), "Fatal.BadInput");
-        assert!(w.reviews.list(None, None).await.unwrap().is_empty());
-        assert!(no_time.reviews.list(None, None).await.unwrap().is_empty());
+        assert!(w.ports.reviews.list(None, None).await.unwrap().is_empty());
+        assert!(no_time
+            .ports
+            .reviews
+            .list(None, None)
+            .await
+            .unwrap()
+            .is_empty());
         assert_eq!(w.commits(), commits);
         assert!(no_time
             .entries_of(&blurry.input, "review.opened")
@@ -740,16 +731,9 @@ mod tests {
         );
 
         // when route continues with the reviewed fields
-        let routed = route::run(
-            &w.blobs,
-            &w.store,
-            &w.ctx,
-            &v.input,
-            &v.report,
-            Some(&reviewed),
-        )
-        .await
-        .unwrap();
+        let routed = route::run(&w.ports, &w.ctx, &v.input, &v.report, Some(&reviewed))
+            .await
+            .unwrap();
 
         // then result.json carries the reviewer's decision and corrected total, and the run
         // moved from awaiting_review to completed as the document's current result
@@ -761,7 +745,7 @@ mod tests {
                 .result(&v.input.tenant, &v.input.document_id, &v.input.run_id)
         );
         let result: Value =
-            serde_json::from_slice(&w.blobs.get(&routed.result).await.unwrap()).unwrap();
+            serde_json::from_slice(&w.ports.blobs.get(&routed.result).await.unwrap()).unwrap();
         assert_eq!(result["decision"], "approved_by_reviewer");
         assert_eq!(result["reviewer"], "alice@acme");
         assert_eq!(result["reviewTask"], task.task_id.as_str());
@@ -772,10 +756,11 @@ mod tests {
             "reviewer"
         );
         assert_eq!(result["fields"]["invoice_number"]["value"], "INV-2026-0042");
-        let run = w.store.run(&v.input.run_id).await.unwrap().unwrap();
+        let run = w.ports.store.run(&v.input.run_id).await.unwrap().unwrap();
         assert_eq!(run.status, RunStatus::Completed);
         assert_eq!(run.outputs["result"], routed.result.to_string());
         let doc = w
+            .ports
             .store
             .document(&v.input.document_id)
             .await
@@ -808,8 +793,8 @@ mod tests {
             .decide(&alice(), &task.task_id, &reject("not one of our suppliers"))
             .await
             .unwrap();
-        route::reject(&w.store, &w.ctx, &v.input).await.unwrap();
-        route::reject(&w.store, &w.ctx, &v.input).await.unwrap();
+        route::reject(&w.ports, &w.ctx, &v.input).await.unwrap();
+        route::reject(&w.ports, &w.ctx, &v.input).await.unwrap();
 
         // then the task is decided and delivered, the workflow was failed once with
         // Business.ReviewRejected, and the run is rejected with no result
@@ -823,11 +808,12 @@ mod tests {
                 Err("Business.ReviewRejected".to_string())
             )]
         );
-        let run = w.store.run(&v.input.run_id).await.unwrap().unwrap();
+        let run = w.ports.store.run(&v.input.run_id).await.unwrap().unwrap();
         assert_eq!(run.status, RunStatus::Rejected);
         assert_eq!(run.error.as_deref(), Some("Business.ReviewRejected"));
         assert!(w.results().is_empty(), "{:?}", w.results());
         assert!(w
+            .ports
             .store
             .document(&v.input.document_id)
             .await
@@ -859,18 +845,9 @@ mod tests {
         };
 
         // when route is called for the first without a review, and the second with one
-        let unreviewed = route::run(
-            &w.blobs,
-            &w.store,
-            &w.ctx,
-            &blurry.input,
-            &blurry.report,
-            None,
-        )
-        .await;
+        let unreviewed = route::run(&w.ports, &w.ctx, &blurry.input, &blurry.report, None).await;
         let needless = route::run(
-            &w.blobs,
-            &w.store,
+            &w.ports,
             &w.ctx,
             &clear.input,
             &clear.report,
@@ -1034,7 +1011,7 @@ mod tests {
         let w = world();
         let v = w.awaiting_review().await;
         let task = w.open(&v, "tok-1").await;
-        w.callback.closed.lock().unwrap().push("tok-1".into());
+        w.ports.callback.closed.lock().unwrap().push("tok-1".into());
 
         // when alice approves it
         let err = w
@@ -1101,7 +1078,7 @@ mod tests {
         assert_eq!(expired.status, ReviewStatus::Expired);
         assert_eq!(expired.expiry.as_ref().unwrap().reason, "States.Timeout");
         assert!(expired.decision.is_none());
-        let run = w.store.run(&v.input.run_id).await.unwrap().unwrap();
+        let run = w.ports.store.run(&v.input.run_id).await.unwrap().unwrap();
         assert_eq!(run.status, RunStatus::Escalated);
         assert_eq!(run.error.as_deref(), Some("States.Timeout"));
         let escalated = w.entries_of(&v.input, "review.escalated").await;
@@ -1217,7 +1194,12 @@ mod tests {
         let late = w.validated("inbox/acme/late.png", "42.00", 0.55).await;
         assert_eq!(late.decision, "needs_review");
         let late_task = w.open(&late, secrets[2]).await;
-        w.callback.closed.lock().unwrap().push(secrets[2].into());
+        w.ports
+            .callback
+            .closed
+            .lock()
+            .unwrap()
+            .push(secrets[2].into());
         let expired = w
             .decide(&bob(), &late_task.task_id, &reject("blurry"))
             .await
@@ -1236,7 +1218,7 @@ mod tests {
                 texts.push(format!("{entry:?}"));
             }
         }
-        for t in w.reviews.list(None, None).await.unwrap() {
+        for t in w.ports.reviews.list(None, None).await.unwrap() {
             texts.push(serde_json::to_string(&t).unwrap());
             texts.push(format!("{t:?}"));
         }
@@ -1244,7 +1226,7 @@ mod tests {
             texts.push(err.to_string());
             texts.push(format!("{err:?}"));
         }
-        texts.push(format!("{:?}", w.reviews));
+        texts.push(format!("{:?}", w.ports.reviews));
 
         // then no text holds a token (the callbacks did get them: they are the only way out)
         assert!(texts.len() > 20);
@@ -1277,6 +1259,33 @@ mod tests {
         }
     }
 
+    /// The world's ports with another callback.
+    struct WithCallback<'a, C> {
+        ports: &'a MemoryPorts,
+        callback: &'a C,
+    }
+
+    impl<C: Sync> HasStore for WithCallback<'_, C> {
+        type Store = MemoryStore;
+        fn store(&self) -> &MemoryStore {
+            &self.ports.store
+        }
+    }
+
+    impl<C: Sync> HasReviews for WithCallback<'_, C> {
+        type Reviews = MemoryReviewStore;
+        fn reviews(&self) -> &MemoryReviewStore {
+            &self.ports.reviews
+        }
+    }
+
+    impl<C: TaskCallback> HasCallback for WithCallback<'_, C> {
+        type Callback = C;
+        fn callback(&self) -> &C {
+            self.callback
+        }
+    }
+
     impl TaskCallback for FlakyCallback {
         async fn succeed(&self, token: &TaskToken, output: &Value) -> Result<(), Error> {
             self.unavailable()?;
@@ -1305,9 +1314,10 @@ mod tests {
 
         // when alice approves
         let err = decide(
-            &w.store,
-            &w.reviews,
-            &callback,
+            &WithCallback {
+                ports: &w.ports,
+                callback: &callback,
+            },
             &w.ctx,
             &alice(),
             &task.task_id,
@@ -1337,9 +1347,10 @@ mod tests {
         *callback.fail_next.lock().unwrap() = 1;
         let request = approve(&[("total_amount", "120.00")]);
         let first = decide(
-            &w.store,
-            &w.reviews,
-            &callback,
+            &WithCallback {
+                ports: &w.ports,
+                callback: &callback,
+            },
             &w.ctx,
             &alice(),
             &task.task_id,
@@ -1350,9 +1361,10 @@ mod tests {
 
         // when she repeats the same request a second later, as the step's comment tells her to
         let retried = decide(
-            &w.store,
-            &w.reviews,
-            &callback,
+            &WithCallback {
+                ports: &w.ports,
+                callback: &callback,
+            },
             &w.later(1),
             &alice(),
             &task.task_id,
@@ -1375,7 +1387,7 @@ mod tests {
         let task = w.open(&v, "tok-1").await;
         let request = approve(&[("total_amount", "120.00")]);
         let delivered = w.decide(&alice(), &task.task_id, &request).await.unwrap();
-        w.callback.closed.lock().unwrap().push("tok-1".into());
+        w.ports.callback.closed.lock().unwrap().push("tok-1".into());
 
         // when the very same decision comes again (same instant: the store acknowledges it)
         let again = w.decide(&alice(), &task.task_id, &request).await;

@@ -13,10 +13,11 @@ use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::ids::sha256_hex;
-use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
+use crate::model::run::{ObjectRef, RunInput};
 use crate::model::step::Step;
-use crate::ports::{BlobStore, Change, DocumentRecord, Refused, RunStatus, Store};
+use crate::ports::{
+    BlobStore, Change, DocumentRecord, HasBlobs, HasStore, Refused, RunStatus, Store,
+};
 use crate::validate::{Decision, ValidationReport};
 use crate::Error;
 
@@ -31,16 +32,15 @@ pub struct Routed {
 }
 
 /// Routes an approved run: auto-approved (`review` is `None`), or approved by a reviewer.
-pub async fn run<B: BlobStore, S: Store>(
-    blobs: &B,
-    store: &S,
+pub async fn run(
+    ports: &(impl HasBlobs + HasStore),
     ctx: &Context,
     input: &RunInput,
     report: &ObjectRef,
     review: Option<&Reviewed>,
 ) -> Result<Routed, Error> {
     let op = Step::Route.operation(&input.run_id);
-    let bytes = blobs.get(report).await?;
+    let bytes = ports.blobs().get(report).await?;
     let report_hash = sha256_hex(&bytes);
     let report: ValidationReport = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("validation report unreadable: {e}")))?;
@@ -99,7 +99,11 @@ pub async fn run<B: BlobStore, S: Store>(
         .result(&input.tenant, &input.document_id, &input.run_id);
     let result_bytes = to_json_bytes(&result);
     let result_hash = sha256_hex(&result_bytes);
-    blobs.put(&target, result_bytes, "application/json").await?;
+    ports
+        .blobs()
+        .put(&target, result_bytes, "application/json")
+        .await?;
+    let store = ports.store();
 
     let finish = |to: RunStatus| Change::SetRunStatus {
         run_id: input.run_id.clone(),
@@ -178,8 +182,8 @@ async fn finished_status<S: Store>(store: &S, input: &RunInput) -> Result<RunSta
 
 /// Records that a run ended in a technical failure (the state machine's catch-all): the run shows
 /// as `failed` with the error's name instead of staying `started`. Safe to repeat.
-pub async fn fail<S: Store>(
-    store: &S,
+pub async fn fail(
+    ports: &impl HasStore,
     ctx: &Context,
     input: &RunInput,
     error_name: &str,
@@ -198,7 +202,7 @@ pub async fn fail<S: Store>(
             .operation(&op)
             .detail(json!({"error": error_name}));
         // Refused: the run is not in `from` (it already ended one way or another).
-        if record(store, ctx, &input.document_id, vec![change], draft)
+        if record(ports.store(), ctx, &input.document_id, vec![change], draft)
             .await?
             .is_ok()
         {
@@ -210,7 +214,7 @@ pub async fn fail<S: Store>(
 
 /// Records that a reviewer rejected the run: `awaiting_review` → `rejected` (a business outcome,
 /// no result). Safe to repeat.
-pub async fn reject<S: Store>(store: &S, ctx: &Context, input: &RunInput) -> Result<(), Error> {
+pub async fn reject(ports: &impl HasStore, ctx: &Context, input: &RunInput) -> Result<(), Error> {
     let op = Step::Reject.operation(&input.run_id);
     let change = Change::SetRunStatus {
         run_id: input.run_id.clone(),
@@ -221,6 +225,6 @@ pub async fn reject<S: Store>(store: &S, ctx: &Context, input: &RunInput) -> Res
     };
     let draft = AuditDraft::new(&ctx.actor, "run.rejected", Some(&input.run_id)).operation(&op);
     // Refused: the run already left `awaiting_review`.
-    let _ = record(store, ctx, &input.document_id, vec![change], draft).await?;
+    let _ = record(ports.store(), ctx, &input.document_id, vec![change], draft).await?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use super::{ocr, route, validate, Clock, Context, Layout};
 use crate::audit::verify;
 use crate::config::PipelineConfig;
 use crate::ids::DocumentId;
-use crate::memory::{FakeOcr, MemoryBlobs, MemoryStore, MemoryWorkflow};
+use crate::memory::{MemoryPorts, MemoryStore};
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
 use crate::model::step::Step;
@@ -20,19 +20,13 @@ use crate::Error;
 pub(super) const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
 
 struct World {
-    blobs: MemoryBlobs,
-    store: MemoryStore,
-    ocr: FakeOcr,
-    workflow: MemoryWorkflow,
+    ports: MemoryPorts,
     ctx: Context,
 }
 
 fn world() -> World {
     World {
-        blobs: MemoryBlobs::default(),
-        store: MemoryStore::default(),
-        ocr: FakeOcr::default(),
-        workflow: MemoryWorkflow::default(),
+        ports: MemoryPorts::default(),
         ctx: Context {
             layout: Layout {
                 raw_bucket: "raw".into(),
@@ -66,7 +60,7 @@ pub(super) fn ocr_of(lines: &[String], confidence: f64) -> OcrPoll {
 
 impl World {
     fn upload(&self, key: &str, body: &[u8], time: &str) -> ObjectCreated {
-        let version = self.blobs.upload("raw", key, body);
+        let version = self.ports.blobs.upload("raw", key, body);
         ObjectCreated {
             bucket: "raw".into(),
             key: key.into(),
@@ -77,7 +71,7 @@ impl World {
     }
 
     async fn ingest(&self, event: &ObjectCreated) -> IngestOutcome {
-        ingest::handle(&self.blobs, &self.store, &self.workflow, &self.ctx, event)
+        ingest::handle(&self.ports, &self.ctx, event)
             .await
             .expect("ingest")
     }
@@ -86,52 +80,34 @@ impl World {
         let IngestOutcome::Started { run_id, .. } = outcome else {
             panic!("not started: {outcome:?}");
         };
-        let executions = self.workflow.executions.lock().unwrap();
+        let executions = self.ports.workflow.executions.lock().unwrap();
         serde_json::from_value(executions[run_id.as_str()]["run"].clone()).unwrap()
     }
 
     async fn start(&self, input: &RunInput) -> Result<ocr::OcrStarted, Error> {
-        ocr::start(&self.ocr, &self.store, &self.store.ledger, &self.ctx, input).await
+        ocr::start(&self.ports, &self.ctx, input).await
     }
 
     /// Runs the state machine's path for one run: OCR start + polls, validate, route.
     async fn run(&self, input: &RunInput) -> Result<(String, Option<ObjectRef>), Error> {
         let started = self.start(input).await?;
         let normalized = loop {
-            let polled = ocr::poll(
-                &self.ocr,
-                &self.blobs,
-                &self.store,
-                &self.store.ledger,
-                &self.ctx,
-                input,
-                &started,
-            )
-            .await?;
+            let polled = ocr::poll(&self.ports, &self.ctx, input, &started).await?;
             if let Some(n) = polled.normalized {
                 break n;
             }
         };
-        let validated =
-            validate::run(&self.blobs, &self.store, &self.ctx, input, &normalized).await?;
+        let validated = validate::run(&self.ports, &self.ctx, input, &normalized).await?;
         if validated.decision != "auto_approve" {
             return Ok((validated.decision, None));
         }
-        let routed = route::run(
-            &self.blobs,
-            &self.store,
-            &self.ctx,
-            input,
-            &validated.report,
-            None,
-        )
-        .await?;
+        let routed = route::run(&self.ports, &self.ctx, input, &validated.report, None).await?;
         Ok((routed.status, Some(routed.result)))
     }
 
     async fn chain_of(&self, document: &DocumentId) -> Vec<String> {
-        let entries = self.store.audit_entries(document).await.unwrap();
-        let checkpoint = self.store.audit_checkpoint(document).await.unwrap();
+        let entries = self.ports.store.audit_entries(document).await.unwrap();
+        let checkpoint = self.ports.store.audit_checkpoint(document).await.unwrap();
         assert_eq!(
             checkpoint,
             entries.last().map(|e| e.checkpoint()),
@@ -147,7 +123,7 @@ impl World {
     }
 
     async fn json(&self, obj: &ObjectRef) -> Value {
-        serde_json::from_slice(&self.blobs.get(obj).await.unwrap()).unwrap()
+        serde_json::from_slice(&self.ports.blobs.get(obj).await.unwrap()).unwrap()
     }
 }
 
@@ -155,11 +131,11 @@ impl World {
 async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
     let w = world();
     let event = w.upload("inbox/acme/2026/inv-42.png", PNG, "2026-11-30T10:00:00Z");
-    w.ocr.results.lock().unwrap().insert(
+    w.ports.ocr.results.lock().unwrap().insert(
         "inbox/acme/2026/inv-42.png".into(),
         ocr_of(&invoice_lines("1,234.50"), 0.97),
     );
-    *w.ocr.pending_polls.lock().unwrap() = 2;
+    *w.ports.ocr.pending_polls.lock().unwrap() = 2;
 
     let outcome = w.ingest(&event).await;
     let input = w.input_of(&outcome);
@@ -171,10 +147,16 @@ async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verifie
     assert_eq!(result["fields"]["total_amount"]["value"], "1234.50");
     assert_eq!(result["fields"]["currency"]["value"], "EUR");
     assert_eq!(result["fields"]["invoice_date"]["value"], "2026-11-02");
-    let run = w.store.run(&input.run_id).await.unwrap().unwrap();
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
     assert_eq!(run.status, RunStatus::Completed);
     assert_eq!(run.outputs.len(), 1, "{:?}", run.outputs);
-    let doc = w.store.document(&input.document_id).await.unwrap().unwrap();
+    let doc = w
+        .ports
+        .store
+        .document(&input.document_id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(doc.current_run_id, input.run_id);
     assert_eq!(
         w.chain_of(&input.document_id).await,
@@ -187,7 +169,7 @@ async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verifie
         ]
     );
     // Five commits for one document, each one DynamoDB write request in the AWS adapter.
-    assert_eq!(*w.store.commits.lock().unwrap(), 5);
+    assert_eq!(*w.ports.store.commits.lock().unwrap(), 5);
 }
 
 #[tokio::test]
@@ -217,8 +199,8 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
             "{again:?}"
         );
     }
-    assert_eq!(w.workflow.executions.lock().unwrap().len(), 1);
-    assert_eq!(w.store.runs().len(), 1);
+    assert_eq!(w.ports.workflow.executions.lock().unwrap().len(), 1);
+    assert_eq!(w.ports.store.runs().len(), 1);
     let input = w.input_of(&first);
     assert_eq!(w.chain_of(&input.document_id).await, ["document.accepted"]);
 }
@@ -227,7 +209,8 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
 async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
     let w = world();
     let key = "inbox/acme/inv.png";
-    w.ocr
+    w.ports
+        .ocr
         .results
         .lock()
         .unwrap()
@@ -246,10 +229,11 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
     assert_eq!(status2, "completed");
     assert_ne!(result1, result2);
     assert!(
-        w.blobs.get(&result1.unwrap()).await.is_ok(),
+        w.ports.blobs.get(&result1.unwrap()).await.is_ok(),
         "old output kept"
     );
     let doc = w
+        .ports
         .store
         .document(&second.document_id)
         .await
@@ -262,7 +246,8 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
 async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
     let w = world();
     let key = "inbox/acme/inv.png";
-    w.ocr
+    w.ports
+        .ocr
         .results
         .lock()
         .unwrap()
@@ -280,10 +265,22 @@ async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
 
     assert_eq!(new_status, "completed");
     assert_eq!(old_status, "stale");
-    let doc = w.store.document(&new.document_id).await.unwrap().unwrap();
+    let doc = w
+        .ports
+        .store
+        .document(&new.document_id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(doc.current_run_id, new.run_id);
     assert_eq!(
-        w.store.run(&old.run_id).await.unwrap().unwrap().status,
+        w.ports
+            .store
+            .run(&old.run_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
         RunStatus::Stale
     );
 }
@@ -292,7 +289,8 @@ async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
 async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
     let w = world();
     let key = "inbox/acme/inv.png";
-    w.ocr
+    w.ports
+        .ocr
         .results
         .lock()
         .unwrap()
@@ -305,15 +303,15 @@ async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
         .ctx
         .layout
         .validation(&input.tenant, &input.document_id, &input.run_id);
-    let again = route::run(&w.blobs, &w.store, &w.ctx, &input, &report, None)
+    let again = route::run(&w.ports, &w.ctx, &input, &report, None)
         .await
         .unwrap();
     let start_again = w.start(&input).await.unwrap();
 
     assert_eq!(again.status, "completed");
-    assert_eq!(w.ocr.job_count(), 1, "one job");
+    assert_eq!(w.ports.ocr.job_count(), 1, "one job");
     assert_eq!(
-        *w.ocr.start_calls.lock().unwrap(),
+        *w.ports.ocr.start_calls.lock().unwrap(),
         1,
         "the ledger answered the replay: the provider was not asked again"
     );
@@ -325,13 +323,14 @@ async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
 #[tokio::test]
 async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
     let w = world();
-    w.ocr.results.lock().unwrap().insert(
+    w.ports.ocr.results.lock().unwrap().insert(
         "inbox/acme/blurry.png".into(),
         ocr_of(&invoice_lines("99.00"), 0.55),
     );
     let mut no_total = invoice_lines("1.00");
     no_total.pop();
-    w.ocr
+    w.ports
+        .ocr
         .results
         .lock()
         .unwrap()
@@ -351,17 +350,24 @@ async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
     assert_eq!(decision, "needs_review");
     assert!(result.is_none());
     assert_eq!(
-        w.store.run(&blurry.run_id).await.unwrap().unwrap().status,
+        w.ports
+            .store
+            .run(&blurry.run_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
         RunStatus::AwaitingReview
     );
     assert!(
         matches!(invalid, Err(Error::DocumentInvalid(_))),
         "{invalid:?}"
     );
-    let run = w.store.run(&broken.run_id).await.unwrap().unwrap();
+    let run = w.ports.store.run(&broken.run_id).await.unwrap().unwrap();
     assert_eq!(run.status, RunStatus::Invalid);
     assert_eq!(run.error.as_deref(), Some("Business.DocumentInvalid"));
     assert!(!w
+        .ports
         .blobs
         .keys("derived")
         .iter()
@@ -371,7 +377,7 @@ async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
 #[tokio::test]
 async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
     let w = world();
-    w.ocr.results.lock().unwrap().insert(
+    w.ports.ocr.results.lock().unwrap().insert(
         "inbox/acme/bad.png".into(),
         OcrPoll::Failed("BadDocumentException".into()),
     );
@@ -383,7 +389,7 @@ async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
     let outcome = w.run(&input).await;
 
     assert!(matches!(outcome, Err(Error::OcrFailed(_))), "{outcome:?}");
-    let run = w.store.run(&input.run_id).await.unwrap().unwrap();
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
     assert_eq!(
         (run.status, run.error.as_deref()),
         (RunStatus::Failed, Some("Business.OcrFailed"))
@@ -438,12 +444,14 @@ async fn hostile_uploads_are_quarantined_with_their_named_error_and_audited_once
             }
         );
         let meta = w
+            .ports
             .blobs
             .metadata("raw", &quarantine.key)
             .expect("quarantine copy");
         assert_eq!(meta["docket-error"], expected);
         assert!(
-            w.blobs
+            w.ports
+                .blobs
                 .head(&ObjectRef::new("raw", key))
                 .await
                 .unwrap()
@@ -456,7 +464,7 @@ async fn hostile_uploads_are_quarantined_with_their_named_error_and_audited_once
             "{key}"
         );
     }
-    assert!(w.workflow.executions.lock().unwrap().is_empty());
+    assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -486,7 +494,7 @@ async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
             let (w, document) = (w.clone(), document.clone());
             tokio::spawn(async move {
                 let draft = crate::audit::AuditDraft::new("t", &format!("a{i}"), None);
-                super::record(&w.store, &w.ctx, &document, vec![], draft).await
+                super::record(&w.ports.store, &w.ctx, &document, vec![], draft).await
             })
         })
         .collect();
@@ -641,7 +649,8 @@ async fn a_commit_whose_answer_is_lost_is_reconciled_not_repeated() {
 /// A run whose OCR is scripted to succeed, ready for its OCR step.
 async fn ocr_ready(w: &World) -> RunInput {
     let key = "inbox/acme/inv.png";
-    w.ocr
+    w.ports
+        .ocr
         .results
         .lock()
         .unwrap()
@@ -663,7 +672,8 @@ impl World {
 
     async fn ledger_of(&self, input: &RunInput) -> crate::ledger::OperationRecord {
         use crate::ports::Ledger;
-        self.store
+        self.ports
+            .store
             .ledger
             .get(&Step::Ocr.operation(&input.run_id))
             .await
@@ -672,7 +682,12 @@ impl World {
     }
 
     async fn actions(&self, input: &RunInput, action: &str) -> usize {
-        let entries = self.store.audit_entries(&input.document_id).await.unwrap();
+        let entries = self
+            .ports
+            .store
+            .audit_entries(&input.document_id)
+            .await
+            .unwrap();
         entries.iter().filter(|e| e.draft.action == action).count()
     }
 }
@@ -682,7 +697,7 @@ async fn a_lost_start_answer_gives_the_lease_up_and_the_retry_finds_the_same_job
     // given a start whose answer is lost after the provider accepted it
     let w = world();
     let input = ocr_ready(&w).await;
-    *w.ocr.lose_start_answers.lock().unwrap() = 1;
+    *w.ports.ocr.lose_start_answers.lock().unwrap() = 1;
 
     // when the step runs, and the state machine retries it
     let lost = w.start(&input).await;
@@ -692,8 +707,8 @@ async fn a_lost_start_answer_gives_the_lease_up_and_the_retry_finds_the_same_job
     // again with the same token: one job, accepted, one ocr.started entry
     assert_eq!(lost.unwrap_err().name(), "Ambiguous.OutcomeUnknown");
     assert_eq!(retried.fence, 2);
-    assert_eq!(w.ocr.job_count(), 1);
-    assert_eq!(*w.ocr.start_calls.lock().unwrap(), 2);
+    assert_eq!(w.ports.ocr.job_count(), 1);
+    assert_eq!(*w.ports.ocr.start_calls.lock().unwrap(), 2);
     let rec = w.ledger_of(&input).await;
     assert_eq!(rec.status, crate::ledger::LedgerStatus::Accepted);
     assert_eq!(
@@ -709,7 +724,7 @@ async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_
     // given a provider whose answers to starts keep being lost
     let w = world();
     let input = ocr_ready(&w).await;
-    *w.ocr.lose_start_answers.lock().unwrap() = 10;
+    *w.ports.ocr.lose_start_answers.lock().unwrap() = 10;
     let limit = w.ctx.config.ledger.max_ambiguous_attempts;
 
     // when the state machine retries up to the limit, and once more
@@ -723,9 +738,9 @@ async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_
     let mut expected = vec!["Ambiguous.OutcomeUnknown"; limit - 1];
     expected.extend(["Ambiguous.Unresolved", "Ambiguous.Unresolved"]);
     assert_eq!(errors, expected);
-    assert_eq!(*w.ocr.start_calls.lock().unwrap(), limit);
+    assert_eq!(*w.ports.ocr.start_calls.lock().unwrap(), limit);
     assert_eq!(
-        w.ocr.job_count(),
+        w.ports.ocr.job_count(),
         1,
         "the same token every time: one job at most"
     );
@@ -737,12 +752,12 @@ async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_
         .as_deref()
         .unwrap()
         .contains(rec.operation_id.as_str()));
-    let run = w.store.run(&input.run_id).await.unwrap().unwrap();
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
     assert_eq!(run.status, RunStatus::Unresolved);
     assert_eq!(run.error.as_deref(), Some("Ambiguous.Unresolved"));
     assert_eq!(w.actions(&input, "ocr.unresolved").await, 1);
     use crate::ports::Ledger;
-    assert_eq!(w.store.ledger.unresolved().await.unwrap().len(), 1);
+    assert_eq!(w.ports.store.ledger.unresolved().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -755,26 +770,25 @@ async fn a_holder_that_crashed_after_the_provider_accepted_is_taken_over_after_i
     let op = Step::Ocr.operation(&input.run_id);
     let now = w.ctx.clock.now().unix_timestamp();
     let rules = w.ctx.config.ledger.lease_rules();
-    w.store
+    w.ports
+        .store
         .ledger
         .claim(&op, &ocr::fingerprint(&input), now, &rules)
         .await
         .unwrap();
     use crate::ports::Ocr;
-    let crashed_job = w.ocr.start(&op, &input.raw, "t").await.unwrap();
+    let crashed_job = w.ports.ocr.start(&op, &input.raw, "t").await.unwrap();
 
     // when a retry comes within the lease, and another after it
     let within = w.start(&input).await;
     let after_ctx = w.later(rules.lease_seconds + 1);
-    let after = ocr::start(&w.ocr, &w.store, &w.store.ledger, &after_ctx, &input)
-        .await
-        .unwrap();
+    let after = ocr::start(&w.ports, &after_ctx, &input).await.unwrap();
 
     // then the first backs off, the second records the existing job under fence 2
     assert_eq!(within.unwrap_err().name(), "Transient.InProgress");
     assert_eq!(after.job_id, crashed_job);
     assert_eq!(after.fence, 2);
-    assert_eq!(w.ocr.job_count(), 1);
+    assert_eq!(w.ports.ocr.job_count(), 1);
     let rec = w.ledger_of(&input).await;
     assert_eq!(rec.status, crate::ledger::LedgerStatus::Accepted);
     assert_eq!(w.actions(&input, "ocr.started").await, 1);
@@ -786,15 +800,15 @@ async fn a_duplicate_start_while_the_job_is_held_returns_that_job_and_writes_not
     let w = world();
     let input = ocr_ready(&w).await;
     let first = w.start(&input).await.unwrap();
-    let commits = *w.store.commits.lock().unwrap();
+    let commits = *w.ports.store.commits.lock().unwrap();
 
     // when the same step runs again (its answer to the state machine was lost)
     let second = w.start(&input).await.unwrap();
 
     // then it is the same job under the same fence; the provider was not asked, nothing written
     assert_eq!(second, first);
-    assert_eq!(*w.ocr.start_calls.lock().unwrap(), 1);
-    assert_eq!(*w.store.commits.lock().unwrap(), commits);
+    assert_eq!(*w.ports.ocr.start_calls.lock().unwrap(), 1);
+    assert_eq!(*w.ports.store.commits.lock().unwrap(), commits);
 }
 
 #[tokio::test]
@@ -813,7 +827,7 @@ async fn the_same_operation_with_another_document_version_is_a_conflict_and_chan
 
     // then it is refused before the provider is asked; the record is untouched
     assert_eq!(err.name(), "Conflict.ParametersChanged");
-    assert_eq!(*w.ocr.start_calls.lock().unwrap(), 1);
+    assert_eq!(*w.ports.ocr.start_calls.lock().unwrap(), 1);
     assert_eq!(w.ledger_of(&input).await, before);
 }
 
@@ -826,15 +840,14 @@ async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
     let op = Step::Ocr.operation(&input.run_id);
     let rules = w.ctx.config.ledger.lease_rules();
     let now = w.ctx.clock.now().unix_timestamp();
-    w.store
+    w.ports
+        .store
         .ledger
         .claim(&op, &ocr::fingerprint(&input), now, &rules)
         .await
         .unwrap();
     let later = w.later(rules.lease_seconds + 1);
-    let taken = ocr::start(&w.ocr, &w.store, &w.store.ledger, &later, &input)
-        .await
-        .unwrap();
+    let taken = ocr::start(&w.ports, &later, &input).await.unwrap();
     assert_eq!(taken.fence, 2);
 
     // when the old holder polls the finished job and tries to record it
@@ -842,31 +855,12 @@ async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
         job_id: taken.job_id.clone(),
         fence: 1,
     };
-    let late = ocr::poll(
-        &w.ocr,
-        &w.blobs,
-        &w.store,
-        &w.store.ledger,
-        &w.ctx,
-        &input,
-        &stale,
-    )
-    .await;
+    let late = ocr::poll(&w.ports, &w.ctx, &input, &stale).await;
 
     // then it is fenced out and recorded nothing; the holder completes
     assert_eq!(late.unwrap_err().name(), "Conflict.FencedOut");
     assert_eq!(w.actions(&input, "ocr.completed").await, 0);
-    let done = ocr::poll(
-        &w.ocr,
-        &w.blobs,
-        &w.store,
-        &w.store.ledger,
-        &w.ctx,
-        &input,
-        &taken,
-    )
-    .await
-    .unwrap();
+    let done = ocr::poll(&w.ports, &w.ctx, &input, &taken).await.unwrap();
     assert_eq!(done.status, "SUCCEEDED");
     assert_eq!(w.actions(&input, "ocr.completed").await, 1);
     let rec = w.ledger_of(&input).await;

@@ -10,11 +10,10 @@ use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::extract::extract;
 use crate::ids::sha256_hex;
-use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
+use crate::model::run::{ObjectRef, RunInput};
 use crate::model::step::Step;
 use crate::ocr::OcrDocument;
-use crate::ports::{BlobStore, Change, RunStatus, Store};
+use crate::ports::{BlobStore, Change, HasBlobs, HasStore, RunStatus};
 use crate::validate::{validate, Decision};
 use crate::Error;
 
@@ -31,15 +30,14 @@ pub struct Validated {
 }
 
 /// Validates the run's normalized OCR.
-pub async fn run<B: BlobStore, S: Store>(
-    blobs: &B,
-    store: &S,
+pub async fn run(
+    ports: &(impl HasBlobs + HasStore),
     ctx: &Context,
     input: &RunInput,
     normalized: &ObjectRef,
 ) -> Result<Validated, Error> {
     let op = Step::Validate.operation(&input.run_id);
-    let bytes = blobs.get(normalized).await?;
+    let bytes = ports.blobs().get(normalized).await?;
     let ocr_hash = sha256_hex(&bytes);
     let document: OcrDocument = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("normalized OCR unreadable: {e}")))?;
@@ -52,7 +50,10 @@ pub async fn run<B: BlobStore, S: Store>(
         .validation(&input.tenant, &input.document_id, &input.run_id);
     let report_bytes = to_json_bytes(&report);
     let report_hash = sha256_hex(&report_bytes);
-    blobs.put(&target, report_bytes, "application/json").await?;
+    ports
+        .blobs()
+        .put(&target, report_bytes, "application/json")
+        .await?;
 
     let (decision, reasons) = match &report.decision {
         Decision::AutoApprove => ("auto_approve", vec![]),
@@ -87,7 +88,7 @@ pub async fn run<B: BlobStore, S: Store>(
             "sha256": report_hash,
         }));
     // Refused: an earlier attempt of this step already moved the run.
-    let _ = record(store, ctx, &input.document_id, changes, draft).await?;
+    let _ = record(ports.store(), ctx, &input.document_id, changes, draft).await?;
 
     if decision == "invalid" {
         return Err(Error::DocumentInvalid(codes.join(",")));

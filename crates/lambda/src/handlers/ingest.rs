@@ -16,8 +16,7 @@ pub type Deps = crate::Deps<SfnWorkflow>;
 pub async fn handle(deps: &Deps, event: ObjectCreatedEvent) -> Result<Value, Failure> {
     let created = object_created(event);
     let outcome = traced(span("ingest", "", "", ""), async {
-        let outcome =
-            ingest::handle(&deps.blobs, &deps.store, &deps.extra, &deps.ctx, &created).await?;
+        let outcome = ingest::handle(deps, &deps.ctx, &created).await?;
         tracing::info!(outcome = ?outcome, "ingested");
         Ok(outcome)
     })

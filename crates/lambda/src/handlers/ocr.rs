@@ -34,27 +34,17 @@ pub enum Request {
 
 /// Starts or polls the run's OCR job.
 pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
-    let textract = &deps.extra;
     match request {
         Request::Start { run } => {
             run_step("ocr.start", "ocr", &run, async {
-                let started =
-                    ocr::start(textract, &deps.store, &deps.ledger, &deps.ctx, &run).await?;
+                let started = ocr::start(deps, &deps.ctx, &run).await?;
                 tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
                 Ok(started)
             })
             .await
         }
         Request::Poll { run, started } => {
-            let poll = ocr::poll(
-                textract,
-                &deps.blobs,
-                &deps.store,
-                &deps.ledger,
-                &deps.ctx,
-                &run,
-                &started,
-            );
+            let poll = ocr::poll(deps, &deps.ctx, &run, &started);
             run_step("ocr.poll", "ocr", &run, poll).await
         }
     }

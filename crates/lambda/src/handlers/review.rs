@@ -59,7 +59,7 @@ pub async fn handle(deps: &Deps, payload: Value) -> Result<Value, Failure> {
 
 /// Opens or escalates the run's review task.
 pub async fn workflow(deps: &Deps, request: Request) -> Result<Value, Failure> {
-    let (store, reviews, ctx) = (&deps.store, &deps.extra.reviews, &deps.ctx);
+    let ctx = &deps.ctx;
     match request {
         Request::Open {
             run,
@@ -69,25 +69,20 @@ pub async fn workflow(deps: &Deps, request: Request) -> Result<Value, Failure> {
             timeout_seconds,
         } => {
             run_step("review.open", "review", &run, async {
-                let task = review::open(
-                    &deps.blobs,
-                    store,
-                    reviews,
-                    ctx,
-                    &run,
-                    &report,
-                    &ocr,
+                let open = review::OpenRequest {
+                    report,
+                    ocr,
                     token,
                     timeout_seconds,
-                )
-                .await?;
+                };
+                let task = review::open(deps, ctx, &run, open).await?;
                 tracing::info!(taskId = %task.task_id, status = task.status.as_str(), "review task open");
                 Ok(json!({"taskId": task.task_id}))
             })
             .await
         }
         Request::Escalate { run } => {
-            let work = review::escalate(store, reviews, ctx, &run);
+            let work = review::escalate(deps, ctx, &run);
             run_step("review.escalate", "escalate", &run, work).await?;
             Ok(json!({"status": "escalated"}))
         }

@@ -57,7 +57,7 @@ pub struct CaughtError {
 
 /// Routes, or records the failure or rejection.
 pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
-    let (store, ctx) = (&deps.store, &deps.ctx);
+    let ctx = &deps.ctx;
     match request {
         Request::Route {
             run,
@@ -65,20 +65,19 @@ pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
             review,
         } => {
             run_step("route", "route", &run, async {
-                let routed =
-                    route::run(&deps.blobs, store, ctx, &run, &report, review.as_ref()).await?;
+                let routed = route::run(deps, ctx, &run, &report, review.as_ref()).await?;
                 tracing::info!(status = %routed.status, "routed");
                 Ok(routed)
             })
             .await
         }
         Request::Fail { run, error } => {
-            let work = route::fail(store, ctx, &run, &error.error);
+            let work = route::fail(deps, ctx, &run, &error.error);
             run_step("route.fail", "fail", &run, work).await?;
             Ok(json!({"status": "failed", "error": error.error}))
         }
         Request::Reject { run } => {
-            let work = route::reject(store, ctx, &run);
+            let work = route::reject(deps, ctx, &run);
             run_step("route.reject", "reject", &run, work).await?;
             Ok(json!({"status": "rejected"}))
         }

@@ -24,6 +24,6 @@ pub struct Request {
 
 /// Validates the run's OCR.
 pub async fn handle(deps: &Deps, Request { run, normalized }: Request) -> Result<Value, Failure> {
-    let work = validate::run(&deps.blobs, &deps.store, &deps.ctx, &run, &normalized);
+    let work = validate::run(deps, &deps.ctx, &run, &normalized);
     run_step("validate", "validate", &run, work).await
 }

@@ -78,9 +78,7 @@ pub(super) async fn decide(
         Ok(r) => r,
         Err(e) => return failed(&Error::BadInput(format!("decision body: {e}")), None),
     };
-    let Review {
-        reviews, callback, ..
-    } = &deps.extra;
+    let reviews = &deps.extra.reviews;
     // Log inside the run's span: load the task first (its ids; not found answers the same).
     let task = match reviews.get(&id).await {
         Ok(Some(t)) if t.tenant == reviewer.tenant => t,
@@ -95,16 +93,7 @@ pub(super) async fn decide(
         op.as_str(),
     );
     let decided = traced(span, async {
-        let t = step::decide(
-            &deps.store,
-            reviews,
-            callback,
-            &deps.ctx,
-            reviewer,
-            &id,
-            &asked,
-        )
-        .await?;
+        let t = step::decide(deps, &deps.ctx, reviewer, &id, &asked).await?;
         tracing::info!(taskId = %id, reviewer = %reviewer.id, "review decided");
         Ok(t)
     })
