@@ -111,3 +111,35 @@ impl fmt::Display for TaskToken {
         f.write_str("TaskToken(<redacted>)")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_task_token_does_not_implement_serialize() {
+        // The static_assertions `assert_not_impl_any!` trick: if TaskToken implemented Serialize,
+        // both impls would apply and `check` would be ambiguous, which does not compile.
+        trait AmbiguousIfSerialize<A> {
+            fn check() {}
+        }
+        impl<T: ?Sized> AmbiguousIfSerialize<()> for T {}
+        #[allow(dead_code)]
+        struct IsSerialize;
+        impl<T: ?Sized + Serialize> AmbiguousIfSerialize<IsSerialize> for T {}
+        <TaskToken as AmbiguousIfSerialize<_>>::check();
+    }
+
+    #[test]
+    fn a_task_token_is_read_from_input_but_must_be_1_to_2048_characters() {
+        let token: TaskToken = serde_json::from_value(json!("tok")).unwrap();
+        assert_eq!(token.expose(), "tok");
+        assert!(serde_json::from_value::<TaskToken>(json!("")).is_err());
+        assert!(TaskToken::new("x".repeat(MAX_TOKEN_CHARS)).is_ok());
+        let err = TaskToken::new("x".repeat(MAX_TOKEN_CHARS + 1)).unwrap_err();
+        assert_eq!(err.name(), "Fatal.BadInput");
+        assert!(!err.to_string().contains("xxx"));
+    }
+}
