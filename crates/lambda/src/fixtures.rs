@@ -12,6 +12,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::events::ObjectCreatedEvent;
+use crate::handlers::ingest::object_created;
 use crate::handlers::{ocr, review, route, validate};
 
 /// Writes the token back for the round trip (tests only: a production build cannot serialize it).
@@ -61,10 +62,17 @@ fn same_but_absent_defaults(written: &Value, fixture: &Value) -> bool {
 fn an_s3_object_created_event_is_an_upload_to_ingest() {
     let event: ObjectCreatedEvent = round_trip(fixture!("s3-object-created.json"));
     assert_eq!(event.detail_type, "Object Created");
-    let created = crate::handlers::ingest::object_created(event);
+    let mut precise = event.clone();
+    precise.time = Some("2026-11-30T10:00:00.123Z".parse().unwrap());
+
+    let created = object_created(event);
+
     assert_eq!(created.key, "inbox/acme/example+invoice.pdf");
-    assert_eq!(created.time.as_deref(), Some("2026-11-30T10:00:00Z"));
     assert_eq!(created.sequencer.as_deref(), Some("00617F08299329D189"));
+    // The time orders a key's versions: it is passed on as EventBridge wrote it.
+    assert_eq!(created.time.as_deref(), Some("2026-11-30T10:00:00Z"));
+    let precise = object_created(precise).time;
+    assert_eq!(precise.as_deref(), Some("2026-11-30T10:00:00.123Z"));
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! - [`runtime`]: one invocation — the payload parsed, each step run in the span of its ids
 //!   ([`run_step`]), a taxonomy error reported under its stable name as the Lambda `errorType`
 //!   (what the state machine's Retry/Catch match), the answer serialized.
-//! - [`deps`]: the adapters, built once; [`deps::Extra`] what only some functions have.
+//! - [`deps`]: the AWS adapters, built once, as the ports bundle the steps take;
+//!   [`deps::Extra`] what only some functions have (and only they need the configuration of).
 //! - [`events`]: S3's EventBridge "Object Created" detail; the other event types come from
 //!   `aws_lambda_events`.
 //! - [`handlers`]: one module per function; [`review_api`]: the review function's HTTP API.

@@ -4,8 +4,8 @@
 
 use std::future::Future;
 
-use docket_core::ids::OperationId;
 use docket_core::model::run::RunInput;
+use docket_core::model::step::Step;
 use docket_core::Error;
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use serde::de::DeserializeOwned;
@@ -49,15 +49,15 @@ where
     .await
 }
 
-/// Runs the step `name` of `run` inside its span (operation id: that of `operation` in the run)
-/// and serializes its answer.
+/// Runs `work` for `run` inside the span `name` (a function's action, e.g. `ocr.poll`) with the
+/// run's ids and the operation id of `step`, and serializes its answer.
 pub async fn run_step<T: Serialize>(
     name: &str,
-    operation: &str,
+    step: Step,
     run: &RunInput,
     work: impl Future<Output = Result<T, Error>>,
 ) -> Result<Value, Failure> {
-    let op = OperationId::new(&run.run_id, operation, None);
+    let op = step.operation(&run.run_id);
     let span = span(
         name,
         run.document_id.as_str(),

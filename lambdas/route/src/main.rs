@@ -10,5 +10,5 @@ use docket_lambda::{init_tracing, serve};
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    serve(|request| handle(&deps, request)).await
+    serve(|request| handle(&deps, &deps.ctx, request)).await
 }

@@ -3,7 +3,9 @@
 
 use chrono::SecondsFormat;
 use docket_aws::sfn::SfnWorkflow;
+use docket_core::ports::{HasBlobs, HasStore, HasWorkflow};
 use docket_core::steps::ingest::{self, ObjectCreated};
+use docket_core::steps::Context;
 use serde_json::Value;
 
 use crate::events::ObjectCreatedEvent;
@@ -13,10 +15,14 @@ use crate::{answer, span, traced, Failure};
 pub type Deps = crate::Deps<SfnWorkflow>;
 
 /// Ingests one upload. The event has no run yet: the span's ids are empty.
-pub async fn handle(deps: &Deps, event: ObjectCreatedEvent) -> Result<Value, Failure> {
+pub async fn handle(
+    ports: &(impl HasBlobs + HasStore + HasWorkflow),
+    ctx: &Context,
+    event: ObjectCreatedEvent,
+) -> Result<Value, Failure> {
     let created = object_created(event);
     let outcome = traced(span("ingest", "", "", ""), async {
-        let outcome = ingest::handle(deps, &deps.ctx, &created).await?;
+        let outcome = ingest::handle(ports, ctx, &created).await?;
         tracing::info!(outcome = ?outcome, "ingested");
         Ok(outcome)
     })
@@ -36,22 +42,5 @@ pub(crate) fn object_created(event: ObjectCreatedEvent) -> ObjectCreated {
         time: event
             .time
             .map(|t| t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_event_time_is_passed_on_as_eventbridge_wrote_it() {
-        for time in ["2026-11-30T10:00:00Z", "2026-11-30T10:00:00.123Z"] {
-            let mut event: ObjectCreatedEvent = serde_json::from_str(include_str!(
-                "../../../../tests/fixtures/s3-object-created.json"
-            ))
-            .unwrap();
-            event.time = Some(time.parse().unwrap());
-            assert_eq!(object_created(event).time.as_deref(), Some(time));
-        }
     }
 }

@@ -3,7 +3,10 @@
 
 use docket_aws::textract::TextractOcr;
 use docket_core::model::run::RunInput;
+use docket_core::model::step::Step;
+use docket_core::ports::{HasBlobs, HasLedger, HasOcr, HasStore};
 use docket_core::steps::ocr::{self, OcrStarted};
+use docket_core::steps::Context;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -33,19 +36,23 @@ pub enum Request {
 }
 
 /// Starts or polls the run's OCR job.
-pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
+pub async fn handle(
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
+    ctx: &Context,
+    request: Request,
+) -> Result<Value, Failure> {
     match request {
         Request::Start { run } => {
-            run_step("ocr.start", "ocr", &run, async {
-                let started = ocr::start(deps, &deps.ctx, &run).await?;
+            run_step("ocr.start", Step::Ocr, &run, async {
+                let started = ocr::start(ports, ctx, &run).await?;
                 tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
                 Ok(started)
             })
             .await
         }
         Request::Poll { run, started } => {
-            let poll = ocr::poll(deps, &deps.ctx, &run, &started);
-            run_step("ocr.poll", "ocr", &run, poll).await
+            let poll = ocr::poll(ports, ctx, &run, &started);
+            run_step("ocr.poll", Step::Ocr, &run, poll).await
         }
     }
 }

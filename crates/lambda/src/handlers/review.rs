@@ -7,10 +7,10 @@
 //!
 //! See `docket_core::steps::review` for what each does.
 
-use docket_core::model::run::ObjectRef;
-use docket_core::model::run::RunInput;
-use docket_core::model::run::TaskToken;
-use docket_core::steps::review;
+use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
+use docket_core::model::step::Step;
+use docket_core::ports::{HasBlobs, HasCallback, HasReviews, HasStore};
+use docket_core::steps::{review, Context};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -48,18 +48,27 @@ pub enum Request {
 }
 
 /// A function URL request goes to the review API (which answers every request, errors included,
-/// with an HTTP response); anything else is the state machine's.
-pub async fn handle(deps: &Deps, payload: Value) -> Result<Value, Failure> {
+/// with an HTTP response); anything else is the state machine's. `role_prefix` names the
+/// reviewers' roles (see `docket_core::review::identity`).
+pub async fn handle(
+    ports: &(impl HasBlobs + HasStore + HasReviews + HasCallback),
+    ctx: &Context,
+    role_prefix: &str,
+    payload: Value,
+) -> Result<Value, Failure> {
     if payload.get("requestContext").is_some() {
-        Ok(review_api::serve(deps, payload).await)
+        Ok(review_api::serve(ports, ctx, role_prefix, payload).await)
     } else {
-        workflow(deps, parse(payload)?).await
+        workflow(ports, ctx, parse(payload)?).await
     }
 }
 
 /// Opens or escalates the run's review task.
-pub async fn workflow(deps: &Deps, request: Request) -> Result<Value, Failure> {
-    let ctx = &deps.ctx;
+pub async fn workflow(
+    ports: &(impl HasBlobs + HasStore + HasReviews),
+    ctx: &Context,
+    request: Request,
+) -> Result<Value, Failure> {
     match request {
         Request::Open {
             run,
@@ -68,22 +77,22 @@ pub async fn workflow(deps: &Deps, request: Request) -> Result<Value, Failure> {
             token,
             timeout_seconds,
         } => {
-            run_step("review.open", "review", &run, async {
+            run_step("review.open", Step::Review, &run, async {
                 let open = review::OpenRequest {
                     report,
                     ocr,
                     token,
                     timeout_seconds,
                 };
-                let task = review::open(deps, ctx, &run, open).await?;
+                let task = review::open(ports, ctx, &run, open).await?;
                 tracing::info!(taskId = %task.task_id, status = task.status.as_str(), "review task open");
                 Ok(json!({"taskId": task.task_id}))
             })
             .await
         }
         Request::Escalate { run } => {
-            let work = review::escalate(deps, ctx, &run);
-            run_step("review.escalate", "escalate", &run, work).await?;
+            let work = review::escalate(ports, ctx, &run);
+            run_step("review.escalate", Step::Escalate, &run, work).await?;
             Ok(json!({"status": "escalated"}))
         }
     }

@@ -2,10 +2,11 @@
 //! it as stale); `action: fail` records a run that ended in a technical failure, `action: reject`
 //! one a reviewer rejected. See `docket_core::steps::route`.
 
-use docket_core::model::run::ObjectRef;
-use docket_core::model::run::RunInput;
+use docket_core::model::run::{ObjectRef, RunInput};
+use docket_core::model::step::Step;
+use docket_core::ports::{HasBlobs, HasStore};
 use docket_core::steps::review::Reviewed;
-use docket_core::steps::route;
+use docket_core::steps::{route, Context};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -56,29 +57,32 @@ pub struct CaughtError {
 }
 
 /// Routes, or records the failure or rejection.
-pub async fn handle(deps: &Deps, request: Request) -> Result<Value, Failure> {
-    let ctx = &deps.ctx;
+pub async fn handle(
+    ports: &(impl HasBlobs + HasStore),
+    ctx: &Context,
+    request: Request,
+) -> Result<Value, Failure> {
     match request {
         Request::Route {
             run,
             report,
             review,
         } => {
-            run_step("route", "route", &run, async {
-                let routed = route::run(deps, ctx, &run, &report, review.as_ref()).await?;
+            run_step("route", Step::Route, &run, async {
+                let routed = route::run(ports, ctx, &run, &report, review.as_ref()).await?;
                 tracing::info!(status = %routed.status, "routed");
                 Ok(routed)
             })
             .await
         }
         Request::Fail { run, error } => {
-            let work = route::fail(deps, ctx, &run, &error.error);
-            run_step("route.fail", "fail", &run, work).await?;
+            let work = route::fail(ports, ctx, &run, &error.error);
+            run_step("route.fail", Step::Fail, &run, work).await?;
             Ok(json!({"status": "failed", "error": error.error}))
         }
         Request::Reject { run } => {
-            let work = route::reject(deps, ctx, &run);
-            run_step("route.reject", "reject", &run, work).await?;
+            let work = route::reject(ports, ctx, &run);
+            run_step("route.reject", Step::Reject, &run, work).await?;
             Ok(json!({"status": "rejected"}))
         }
     }

@@ -1,9 +1,10 @@
 //! validate: extraction and validation of a run's normalized OCR; the report goes to the derived
 //! bucket. See `docket_core::steps::validate`.
 
-use docket_core::model::run::ObjectRef;
-use docket_core::model::run::RunInput;
-use docket_core::steps::validate;
+use docket_core::model::run::{ObjectRef, RunInput};
+use docket_core::model::step::Step;
+use docket_core::ports::{HasBlobs, HasStore};
+use docket_core::steps::{validate, Context};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -23,7 +24,11 @@ pub struct Request {
 }
 
 /// Validates the run's OCR.
-pub async fn handle(deps: &Deps, Request { run, normalized }: Request) -> Result<Value, Failure> {
-    let work = validate::run(deps, &deps.ctx, &run, &normalized);
-    run_step("validate", "validate", &run, work).await
+pub async fn handle(
+    ports: &(impl HasBlobs + HasStore),
+    ctx: &Context,
+    Request { run, normalized }: Request,
+) -> Result<Value, Failure> {
+    let work = validate::run(ports, ctx, &run, &normalized);
+    run_step("validate", Step::Validate, &run, work).await
 }

@@ -11,15 +11,19 @@ mod tasks;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::{ErrorKind, Family};
+use docket_core::ports::{HasCallback, HasReviews, HasStore};
 use docket_core::review::identity::reviewer_from_principal;
+use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-use crate::deps::Review;
-use crate::Deps;
-
 /// Serves one function URL request (payload format 2.0).
-pub async fn serve(deps: &Deps<Review>, payload: Value) -> Value {
+pub async fn serve(
+    ports: &(impl HasStore + HasReviews + HasCallback),
+    ctx: &Context,
+    role_prefix: &str,
+    payload: Value,
+) -> Value {
     let request: LambdaFunctionUrlRequest = match serde_json::from_value(payload) {
         Ok(r) => r,
         Err(_) => return failed(&Error::BadInput("not a function URL request".into()), None),
@@ -33,7 +37,7 @@ pub async fn serve(deps: &Deps<Review>, payload: Value) -> Value {
     let Some(caller) = caller else {
         return forbidden("unauthenticated caller");
     };
-    let reviewer = match reviewer_from_principal(caller, &deps.extra.role_prefix) {
+    let reviewer = match reviewer_from_principal(caller, role_prefix) {
         Ok(r) => r,
         Err(e) => return forbidden(&e.to_string()),
     };
@@ -51,9 +55,11 @@ pub async fn serve(deps: &Deps<Review>, payload: Value) -> Value {
         .filter(|s| !s.is_empty())
         .collect();
     match (method.as_str(), segments.as_slice()) {
-        ("GET", ["tasks"]) => tasks::list(deps, &reviewer, &request.query_string_parameters).await,
-        ("GET", ["tasks", id]) => tasks::show(deps, &reviewer, id).await,
-        ("POST", ["tasks", id, "decision"]) => tasks::decide(deps, &reviewer, id, &request).await,
+        ("GET", ["tasks"]) => tasks::list(ports, &reviewer, &request.query_string_parameters).await,
+        ("GET", ["tasks", id]) => tasks::show(ports, &reviewer, id).await,
+        ("POST", ["tasks", id, "decision"]) => {
+            tasks::decide(ports, ctx, &reviewer, id, &request).await
+        }
         _ => respond(
             404,
             json!({"error": "NotFound", "message": "no such route"}),

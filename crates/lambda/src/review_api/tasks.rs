@@ -4,20 +4,20 @@ use std::collections::HashMap;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::ErrorKind;
-use docket_core::ids::OperationId;
-use docket_core::ports::ReviewStore;
+use docket_core::model::step::Step;
+use docket_core::ports::{HasCallback, HasReviews, HasStore, ReviewStore};
 use docket_core::review::{self, ReviewStatus, Reviewer, TaskId};
 use docket_core::steps::review as step;
+use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
 use super::{failed, respond};
-use crate::deps::Review;
-use crate::{span, traced, Deps, Failure};
+use crate::{span, traced, Failure};
 
 /// `GET /tasks[?status=…]`: the reviewer's tenant's tasks.
 pub(super) async fn list(
-    deps: &Deps<Review>,
+    ports: &impl HasReviews,
     reviewer: &Reviewer,
     query: &HashMap<String, String>,
 ) -> Value {
@@ -36,24 +36,19 @@ pub(super) async fn list(
         Ok(s) => s,
         Err(e) => return failed(&e, None),
     };
-    match deps
-        .extra
-        .reviews
-        .list(Some(&reviewer.tenant), status)
-        .await
-    {
+    match ports.reviews().list(Some(&reviewer.tenant), status).await {
         Ok(tasks) => respond(200, json!({"tasks": tasks})),
         Err(e) => failed(&e, None),
     }
 }
 
 /// `GET /tasks/{id}`.
-pub(super) async fn show(deps: &Deps<Review>, reviewer: &Reviewer, id: &str) -> Value {
+pub(super) async fn show(ports: &impl HasReviews, reviewer: &Reviewer, id: &str) -> Value {
     let id = match TaskId::parse(id) {
         Ok(id) => id,
         Err(e) => return failed(&e, None),
     };
-    match visible(deps, reviewer, &id).await {
+    match visible(ports, reviewer, &id).await {
         Ok(task) => respond(200, json!({"task": task})),
         Err(e) => failed(&e, None),
     }
@@ -61,7 +56,8 @@ pub(super) async fn show(deps: &Deps<Review>, reviewer: &Reviewer, id: &str) -> 
 
 /// `POST /tasks/{id}/decision` with a [`step::Request`]: the first decision wins.
 pub(super) async fn decide(
-    deps: &Deps<Review>,
+    ports: &(impl HasStore + HasReviews + HasCallback),
+    ctx: &Context,
     reviewer: &Reviewer,
     id: &str,
     request: &LambdaFunctionUrlRequest,
@@ -78,14 +74,13 @@ pub(super) async fn decide(
         Ok(r) => r,
         Err(e) => return failed(&Error::BadInput(format!("decision body: {e}")), None),
     };
-    let reviews = &deps.extra.reviews;
     // Log inside the run's span: load the task first (its ids; not found answers the same).
-    let task = match reviews.get(&id).await {
+    let task = match ports.reviews().get(&id).await {
         Ok(Some(t)) if t.tenant == reviewer.tenant => t,
         Ok(_) => return failed(&review::not_found(&id), None),
         Err(e) => return failed(&e, None),
     };
-    let op = OperationId::new(&task.run_id, "review", None);
+    let op = Step::Review.operation(&task.run_id);
     let span = span(
         "review.decide",
         task.document_id.as_str(),
@@ -93,7 +88,7 @@ pub(super) async fn decide(
         op.as_str(),
     );
     let decided = traced(span, async {
-        let t = step::decide(deps, &deps.ctx, reviewer, &id, &asked).await?;
+        let t = step::decide(ports, ctx, reviewer, &id, &asked).await?;
         tracing::info!(taskId = %id, reviewer = %reviewer.id, "review decided");
         Ok(t)
     })
@@ -104,7 +99,7 @@ pub(super) async fn decide(
             // Already decided or expired: show what is recorded (who decided what, or why not).
             let recorded = match e.kind() {
                 ErrorKind::AlreadyDecided | ErrorKind::ReviewExpired => {
-                    visible(deps, reviewer, &id).await.ok()
+                    visible(ports, reviewer, &id).await.ok()
                 }
                 _ => None,
             };
@@ -114,10 +109,13 @@ pub(super) async fn decide(
 }
 
 /// The task as its tenant's reviewer may see it (not found otherwise), as JSON.
-async fn visible(deps: &Deps<Review>, reviewer: &Reviewer, id: &TaskId) -> Result<Value, Error> {
-    let task = deps
-        .extra
-        .reviews
+async fn visible(
+    ports: &impl HasReviews,
+    reviewer: &Reviewer,
+    id: &TaskId,
+) -> Result<Value, Error> {
+    let task = ports
+        .reviews()
         .get(id)
         .await?
         .ok_or_else(|| review::not_found(id))?;

@@ -1,0 +1,327 @@
+//! The functions as the state machine calls them, over the in-memory ports: each Task's payload
+//! is built from the execution state by the Task's own `Parameters` in
+//! `statemachines/document-pipeline.asl.json`, and what it keeps of the answer by its
+//! `ResultSelector` and `ResultPath` — so a field one side renames fails here, not in a deployed
+//! execution. Reviewers act through function URL requests built from the fixture.
+
+use docket_core::config::PipelineConfig;
+use docket_core::memory::MemoryPorts;
+use docket_core::ocr::OcrDocument;
+use docket_core::ports::OcrPoll;
+use docket_core::review::identity::DEFAULT_ROLE_PREFIX;
+use docket_core::steps::{Clock, Context, Layout};
+use lambda_runtime::Diagnostic;
+use serde_json::{json, Value};
+use time::macros::datetime;
+
+use super::{ingest, ocr, review, route, validate};
+use crate::{parse, Failure};
+
+const ASL: &str = include_str!("../../../../statemachines/document-pipeline.asl.json");
+const UPLOAD: &str = include_str!("../../../../tests/fixtures/s3-object-created.json");
+const API_REQUEST: &str =
+    include_str!("../../../../tests/fixtures/function-url-review-decision.json");
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+const TOKEN: &str = "token-of-the-waiting-task";
+
+struct World {
+    ports: MemoryPorts,
+    ctx: Context,
+}
+
+fn world() -> World {
+    World {
+        ports: MemoryPorts::default(),
+        ctx: Context {
+            layout: Layout {
+                raw_bucket: "raw".into(),
+                normalized_bucket: "normalized".into(),
+                derived_bucket: "derived".into(),
+            },
+            config: PipelineConfig::builtin(),
+            actor: "docket/test".into(),
+            clock: Clock::Fixed(datetime!(2026-11-30 12:00 UTC)),
+        },
+    }
+}
+
+/// A Task state of the pipeline.
+fn task(name: &str) -> Value {
+    let asl: Value = serde_json::from_str(ASL).unwrap();
+    asl["States"][name].clone()
+}
+
+/// Evaluates a `Parameters` or `ResultSelector` template: a key ending in `.$` takes the value
+/// at a path of `input` (`$.a.b`) or of the context object (`$$.Task.Token`). A missing path
+/// fails the test, as it fails the state in Step Functions.
+fn template(t: &Value, input: &Value) -> Value {
+    let Value::Object(fields) = t else {
+        return t.clone();
+    };
+    let context = json!({"Task": {"Token": TOKEN}});
+    let mut out = serde_json::Map::new();
+    for (key, value) in fields {
+        let Some(key) = key.strip_suffix(".$") else {
+            out.insert(key.clone(), template(value, input));
+            continue;
+        };
+        let path = value.as_str().expect("a path");
+        let (root, rest) = match path.strip_prefix("$$.") {
+            Some(rest) => (&context, rest),
+            None => (input, path.strip_prefix("$.").expect("a $. path")),
+        };
+        let found = rest.split('.').fold(root, |v, k| {
+            v.get(k)
+                .unwrap_or_else(|| panic!("{path} is not in {root}"))
+        });
+        out.insert(key.into(), found.clone());
+    }
+    Value::Object(out)
+}
+
+/// The payload the Task `name` sends in the execution `state`.
+fn payload(name: &str, state: &Value) -> Value {
+    template(&task(name)["Parameters"]["Payload"], state)
+}
+
+/// What the Task `name` keeps of the function's `answer`, put at its `ResultPath` in `state`.
+fn keep(name: &str, answer: Value, state: &mut Value) {
+    let task = task(name);
+    let selected = match &task["ResultSelector"] {
+        Value::Null => answer,
+        selector => template(selector, &json!({ "Payload": answer })),
+    };
+    if let Some(path) = task["ResultPath"].as_str() {
+        state[path.strip_prefix("$.").unwrap()] = selected;
+    }
+}
+
+impl World {
+    /// Uploads an invoice whose OCR reads with `confidence`, ingests its event, and returns the
+    /// execution's input.
+    async fn ingested(&self, key: &str, confidence: f64) -> Value {
+        let version = self.ports.blobs.upload("raw", key, PNG);
+        let lines = [
+            "ACME Supplies Ltd",
+            "INVOICE",
+            "Invoice No: INV-2026-0042",
+            "Invoice Date: 2026-11-02",
+            "Total: EUR 99.00",
+        ];
+        let ocr = OcrPoll::Succeeded(OcrDocument::from_lines(&lines, confidence));
+        self.ports
+            .ocr
+            .results
+            .lock()
+            .unwrap()
+            .insert(key.into(), ocr);
+        *self.ports.ocr.pending_polls.lock().unwrap() = 1;
+        let mut event: Value = serde_json::from_str(UPLOAD).unwrap();
+        event["detail"]["bucket"]["name"] = "raw".into();
+        event["detail"]["object"]["key"] = key.into();
+        event["detail"]["object"]["version-id"] = version.into();
+        let answer = ingest::handle(&self.ports, &self.ctx, parse(event).unwrap())
+            .await
+            .expect("ingest");
+        assert_eq!(answer["outcome"], "started", "{answer}");
+        let executions = self.ports.workflow.executions.lock().unwrap();
+        executions[answer["run_id"].as_str().unwrap()].clone()
+    }
+
+    /// An upload's execution after StartOcr, PollOcr until it succeeds, and Validate.
+    async fn validated(&self, key: &str, confidence: f64) -> Value {
+        let mut state = self.ingested(key, confidence).await;
+        let start = parse(payload("StartOcr", &state)).unwrap();
+        let answer = ocr::handle(&self.ports, &self.ctx, start).await;
+        keep("StartOcr", answer.expect("StartOcr"), &mut state);
+        loop {
+            let poll = parse(payload("PollOcr", &state)).unwrap();
+            let answer = ocr::handle(&self.ports, &self.ctx, poll).await;
+            keep("PollOcr", answer.expect("PollOcr"), &mut state);
+            if state["poll"]["status"] == "SUCCEEDED" {
+                break;
+            }
+            assert_eq!(state["poll"]["status"], "IN_PROGRESS");
+        }
+        let request = parse(payload("Validate", &state)).unwrap();
+        let answer = validate::handle(&self.ports, &self.ctx, request).await;
+        keep("Validate", answer.expect("Validate"), &mut state);
+        state
+    }
+
+    /// A blurry upload's execution waiting in OpenReview, and its task id.
+    async fn awaiting_review(&self, key: &str) -> (Value, String) {
+        let mut state = self.validated(key, 0.55).await;
+        assert_eq!(state["validation"]["decision"], "needs_review", "{state}");
+        state["reviewPolicy"] = json!({"seconds": 86400}); // what PrepareReview sets
+        let opened = self.review(payload("OpenReview", &state)).await;
+        let task_id = opened.expect("OpenReview")["taskId"]
+            .as_str()
+            .unwrap()
+            .into();
+        (state, task_id)
+    }
+
+    async fn route(&self, name: &str, state: &mut Value) -> Value {
+        let request = parse(payload(name, state)).unwrap();
+        let answer = route::handle(&self.ports, &self.ctx, request).await;
+        let answer = answer.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        keep(name, answer.clone(), state);
+        answer
+    }
+
+    async fn review(&self, payload: Value) -> Result<Value, Failure> {
+        review::handle(&self.ports, &self.ctx, DEFAULT_ROLE_PREFIX, payload).await
+    }
+
+    /// A function URL request of `caller` (an IAM ARN; `None` for an unsigned one), with the
+    /// HTTP answer's status and parsed body.
+    async fn api(
+        &self,
+        caller: Option<&str>,
+        method: &str,
+        path: &str,
+        body: Value,
+    ) -> (u64, Value) {
+        let mut request: Value = serde_json::from_str(API_REQUEST).unwrap();
+        request["requestContext"]["http"]["method"] = method.into();
+        request["rawPath"] = path.into();
+        request["body"] = body.to_string().into();
+        match caller {
+            Some(arn) => request["requestContext"]["authorizer"]["iam"]["userArn"] = arn.into(),
+            None => request["requestContext"]["authorizer"] = Value::Null,
+        }
+        let answer = self
+            .review(request)
+            .await
+            .expect("the API answers every request");
+        let body = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+        (answer["statusCode"].as_u64().unwrap(), body)
+    }
+}
+
+const ALICE: &str = "arn:aws:sts::111122223333:assumed-role/docket-reviewer-acme/alice";
+
+#[tokio::test]
+async fn a_clear_invoice_goes_through_ingest_ocr_validate_and_route() {
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    assert_eq!(state["validation"]["decision"], "auto_approve", "{state}");
+
+    let routed = w.route("Route", &mut state).await;
+
+    assert_eq!(state["route"]["status"], routed["status"]);
+    assert!(state["route"]["result"]["key"]
+        .as_str()
+        .unwrap()
+        .ends_with("/result.json"));
+}
+
+#[tokio::test]
+async fn a_blurry_invoice_waits_for_a_reviewer_who_approves_it_through_the_api() {
+    let w = world();
+    let (mut state, task_id) = w.awaiting_review("inbox/acme/blurry.png").await;
+
+    let (status, listed) = w.api(Some(ALICE), "GET", "/tasks", json!(null)).await;
+    assert_eq!(status, 200);
+    assert_eq!(listed["tasks"][0]["taskId"], task_id.as_str());
+    assert!(
+        !listed.to_string().contains(TOKEN),
+        "the token never leaves the server"
+    );
+
+    let decision = json!({"verdict": "approve", "set": {"total_amount": "99.00"}});
+    let path = format!("/tasks/{task_id}/decision");
+    let (status, decided) = w.api(Some(ALICE), "POST", &path, decision).await;
+    assert_eq!(status, 200, "{decided}");
+    let second = json!({"verdict": "reject", "reason": "changed my mind"});
+    let (status, again) = w.api(Some(ALICE), "POST", &path, second).await;
+    assert_eq!(
+        (status, again["error"].as_str()),
+        (409, Some("Conflict.AlreadyDecided"))
+    );
+    assert_eq!(
+        again["task"]["taskId"],
+        task_id.as_str(),
+        "the recorded decision is shown"
+    );
+
+    // The one callback resumes the execution with the approval as the Task's output.
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1);
+    let (token, output) = &calls[0];
+    assert_eq!(token, TOKEN);
+    keep(
+        "OpenReview",
+        output.clone().expect("an approval"),
+        &mut state,
+    );
+    let routed = w.route("RouteReviewed", &mut state).await;
+    assert_eq!(state["route"]["status"], routed["status"]);
+}
+
+#[tokio::test]
+async fn a_rejection_or_a_timeout_is_recorded_by_its_own_task() {
+    let w = world();
+    let (mut rejected, task_id) = w.awaiting_review("inbox/acme/rejected.png").await;
+    let (late, _) = w.awaiting_review("inbox/acme/late.png").await;
+
+    let path = format!("/tasks/{task_id}/decision");
+    let decision = json!({"verdict": "reject", "reason": "not our invoice"});
+    assert_eq!(w.api(Some(ALICE), "POST", &path, decision).await.0, 200);
+    let failed = w.ports.callback.calls.lock().unwrap()[0].1.clone();
+    assert_eq!(failed, Err("Business.ReviewRejected".to_string()));
+
+    assert_eq!(
+        w.route("RecordRejected", &mut rejected).await,
+        json!({"status": "rejected"})
+    );
+    let escalated = w
+        .review(payload("Escalate", &late))
+        .await
+        .expect("Escalate");
+    assert_eq!(escalated, json!({"status": "escalated"}));
+}
+
+#[tokio::test]
+async fn a_caught_error_is_recorded_by_its_name() {
+    let w = world();
+    let mut state = w.ingested("inbox/acme/failing.png", 0.99).await;
+    state["error"] = json!({"Error": "Business.OcrFailed", "Cause": "unreadable"});
+
+    let answer = w.route("RecordFailure", &mut state).await;
+
+    assert_eq!(
+        answer,
+        json!({"status": "failed", "error": "Business.OcrFailed"})
+    );
+}
+
+#[tokio::test]
+async fn the_api_refuses_unsigned_callers_and_hides_other_tenants_tasks() {
+    let w = world();
+    let (_, task_id) = w.awaiting_review("inbox/acme/private.png").await;
+    let path = format!("/tasks/{task_id}");
+    let mallory = "arn:aws:sts::111122223333:assumed-role/docket-reviewer-other/mallory";
+
+    assert_eq!(w.api(None, "GET", &path, json!(null)).await.0, 403);
+    let (status, hidden) = w.api(Some(mallory), "GET", &path, json!(null)).await;
+    assert_eq!(
+        (status, hidden["error"].as_str()),
+        (404, Some("Business.ReviewNotFound"))
+    );
+    assert_eq!(w.api(Some(ALICE), "GET", &path, json!(null)).await.0, 200);
+    assert_eq!(
+        w.api(Some(ALICE), "DELETE", &path, json!(null)).await.0,
+        404
+    );
+}
+
+#[test]
+fn a_payload_that_does_not_parse_is_reported_as_fatal_bad_input() {
+    let unknown = json!({"action": "translate", "run": {}});
+
+    let error = Failure::from(parse::<route::Request>(unknown).unwrap_err());
+
+    assert_eq!(Diagnostic::from(error).error_type, "Fatal.BadInput");
+}
