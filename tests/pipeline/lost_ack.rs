@@ -60,6 +60,40 @@ pub(crate) struct Picked<B = (), S = (), O = (), L = (), W = ()> {
     pub workflow: W,
 }
 
+impl<'a> Picked<&'a S3Blobs, &'a DynamoStore, (), (), &'a SfnWorkflow> {
+    /// Ingest's ports.
+    pub(crate) fn ingest(
+        blobs: &'a S3Blobs,
+        store: &'a DynamoStore,
+        workflow: &'a SfnWorkflow,
+    ) -> Self {
+        Picked {
+            blobs,
+            store,
+            ocr: (),
+            ledger: (),
+            workflow,
+        }
+    }
+}
+
+impl<'a> Picked<(), &'a DynamoStore, &'a TextractOcr, &'a DynamoLedger> {
+    /// The OCR start's ports.
+    pub(crate) fn ocr_start(
+        store: &'a DynamoStore,
+        ocr: &'a TextractOcr,
+        ledger: &'a DynamoLedger,
+    ) -> Self {
+        Picked {
+            blobs: (),
+            store,
+            ocr,
+            ledger,
+            workflow: (),
+        }
+    }
+}
+
 impl<S: Sync, O: Sync, L: Sync, W: Sync> HasBlobs for Picked<&S3Blobs, S, O, L, W> {
     type Blobs = S3Blobs;
     fn blobs(&self) -> &S3Blobs {
@@ -127,13 +161,7 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
     let sdk = util::aws().await;
     let workflow = SfnWorkflow::new(&sdk, stack.out("StateMachineAliasArn").into());
     let blobs = S3Blobs::new(&sdk);
-    let ports = Picked {
-        blobs: &blobs,
-        store: &store,
-        ocr: (),
-        ledger: (),
-        workflow: &workflow,
-    };
+    let ports = Picked::ingest(&blobs, &store, &workflow);
 
     let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
     let again = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
@@ -171,13 +199,7 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
         SfnWorkflow::with_faults(&sdk, stack.out("StateMachineAliasArn").into(), &faults);
     let store = store(&stack, &Faults::none()).await;
     let blobs = S3Blobs::new(&sdk);
-    let ports = Picked {
-        blobs: &blobs,
-        store: &store,
-        ocr: (),
-        ledger: (),
-        workflow: &workflow,
-    };
+    let ports = Picked::ingest(&blobs, &store, &workflow);
 
     let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
     let retried = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;

@@ -181,7 +181,8 @@ struct Tables {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     tables: Mutex<Tables>,
-    /// The ledger the store's [`Change::Ledger`] writes go to (pass it as the steps' ledger).
+    /// The ledger the store's [`Change::Ledger`] writes go to ([`MemoryPorts`] hands it to the
+    /// steps as theirs).
     pub ledger: MemoryLedger,
     /// Number of successful commits (each is one DynamoDB write request in the AWS adapter).
     pub commits: Mutex<usize>,

@@ -76,6 +76,28 @@ impl World {
         }
     }
 
+    /// Scripts what the OCR provider answers for `key`.
+    fn script_ocr(&self, key: &str, answer: OcrPoll) {
+        self.ports
+            .ocr
+            .results
+            .lock()
+            .unwrap()
+            .insert(key.into(), answer);
+    }
+
+    /// A run whose OCR is scripted to succeed (a 10.00 invoice), ingested and ready for its OCR
+    /// step.
+    async fn ocr_ready(&self) -> RunInput {
+        let key = "inbox/acme/inv.png";
+        self.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
+        self.input_of(
+            &self
+                .ingest(&self.upload(key, PNG, "2026-11-30T10:00:00Z"))
+                .await,
+        )
+    }
+
     async fn ingest(&self, event: &ObjectCreated) -> IngestOutcome {
         ingest::handle(&self.ports, &self.ctx, event)
             .await

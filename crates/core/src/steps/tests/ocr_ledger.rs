@@ -3,19 +3,21 @@
 
 use super::*;
 
-/// A run whose OCR is scripted to succeed, ready for its OCR step.
-async fn ocr_ready(w: &World) -> RunInput {
-    let key = "inbox/acme/inv.png";
-    w.ports
-        .ocr
-        .results
-        .lock()
-        .unwrap()
-        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
-    w.input_of(&w.ingest(&w.upload(key, PNG, "2026-11-30T10:00:00Z")).await)
-}
-
 impl World {
+    /// Claims the run's OCR operation now, as a holder that then crashes would.
+    async fn claim_ocr(&self, input: &RunInput) {
+        use crate::ports::Ledger;
+        let now = self.ctx.clock.now().unix_timestamp();
+        let rules = self.ctx.config.ledger.lease_rules();
+        let op = Step::Ocr.operation(&input.run_id);
+        self.ports
+            .store
+            .ledger
+            .claim(&op, &ocr::fingerprint(input), now, &rules)
+            .await
+            .unwrap();
+    }
+
     async fn ledger_of(&self, input: &RunInput) -> crate::ledger::OperationRecord {
         use crate::ports::Ledger;
         self.ports
@@ -42,7 +44,7 @@ impl World {
 async fn a_lost_start_answer_gives_the_lease_up_and_the_retry_finds_the_same_job() {
     // given a start whose answer is lost after the provider accepted it
     let w = world();
-    let input = ocr_ready(&w).await;
+    let input = w.ocr_ready().await;
     *w.ports.ocr.lose_start_answers.lock().unwrap() = 1;
 
     // when the step runs, and the state machine retries it
@@ -69,7 +71,7 @@ async fn a_lost_start_answer_gives_the_lease_up_and_the_retry_finds_the_same_job
 async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_second_job() {
     // given a provider whose answers to starts keep being lost
     let w = world();
-    let input = ocr_ready(&w).await;
+    let input = w.ocr_ready().await;
     *w.ports.ocr.lose_start_answers.lock().unwrap() = 10;
     let limit = w.ctx.config.ledger.max_ambiguous_attempts;
 
@@ -108,20 +110,13 @@ async fn an_outcome_that_stays_unknown_becomes_unresolved_with_an_owner_never_a_
 
 #[tokio::test]
 async fn a_holder_that_crashed_after_the_provider_accepted_is_taken_over_after_its_lease() {
-    use crate::ports::Ledger;
     // given a holder that claimed the operation and started the job, then crashed before
     // recording it
     let w = world();
-    let input = ocr_ready(&w).await;
+    let input = w.ocr_ready().await;
     let op = Step::Ocr.operation(&input.run_id);
-    let now = w.ctx.clock.now().unix_timestamp();
     let rules = w.ctx.config.ledger.lease_rules();
-    w.ports
-        .store
-        .ledger
-        .claim(&op, &ocr::fingerprint(&input), now, &rules)
-        .await
-        .unwrap();
+    w.claim_ocr(&input).await;
     use crate::ports::Ocr;
     let crashed_job = w.ports.ocr.start(&op, &input.raw, "t").await.unwrap();
 
@@ -144,7 +139,7 @@ async fn a_holder_that_crashed_after_the_provider_accepted_is_taken_over_after_i
 async fn a_duplicate_start_while_the_job_is_held_returns_that_job_and_writes_nothing() {
     // given a started OCR operation
     let w = world();
-    let input = ocr_ready(&w).await;
+    let input = w.ocr_ready().await;
     let first = w.start(&input).await.unwrap();
     let commits = *w.ports.store.commits.lock().unwrap();
 
@@ -161,7 +156,7 @@ async fn a_duplicate_start_while_the_job_is_held_returns_that_job_and_writes_not
 async fn the_same_operation_with_another_document_version_is_a_conflict_and_changes_nothing() {
     // given a started OCR operation
     let w = world();
-    let input = ocr_ready(&w).await;
+    let input = w.ocr_ready().await;
     w.start(&input).await.unwrap();
     let before = w.ledger_of(&input).await;
 
@@ -179,19 +174,11 @@ async fn the_same_operation_with_another_document_version_is_a_conflict_and_chan
 
 #[tokio::test]
 async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
-    use crate::ports::Ledger;
     // given a holder (fence 1) whose lease ran out, and a takeover (fence 2)
     let w = world();
-    let input = ocr_ready(&w).await;
-    let op = Step::Ocr.operation(&input.run_id);
+    let input = w.ocr_ready().await;
     let rules = w.ctx.config.ledger.lease_rules();
-    let now = w.ctx.clock.now().unix_timestamp();
-    w.ports
-        .store
-        .ledger
-        .claim(&op, &ocr::fingerprint(&input), now, &rules)
-        .await
-        .unwrap();
+    w.claim_ocr(&input).await;
     let later = w.later(rules.lease_seconds + 1);
     let taken = ocr::start(&w.ports, &later, &input).await.unwrap();
     assert_eq!(taken.fence, 2);

@@ -7,8 +7,8 @@ use super::*;
 async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
     let w = world();
     let event = w.upload("inbox/acme/2026/inv-42.png", PNG, "2026-11-30T10:00:00Z");
-    w.ports.ocr.results.lock().unwrap().insert(
-        "inbox/acme/2026/inv-42.png".into(),
+    w.script_ocr(
+        "inbox/acme/2026/inv-42.png",
         ocr_of(&invoice_lines("1,234.50"), 0.97),
     );
     *w.ports.ocr.pending_polls.lock().unwrap() = 2;
@@ -85,12 +85,7 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
 async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
     let w = world();
     let key = "inbox/acme/inv.png";
-    w.ports
-        .ocr
-        .results
-        .lock()
-        .unwrap()
-        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
+    w.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
     let v1 = w.upload(key, PNG, "2026-11-30T10:00:00Z");
     let first = w.input_of(&w.ingest(&v1).await);
     let (_, result1) = w.run(&first).await.unwrap();
@@ -122,13 +117,7 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
 async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
     let w = world();
     let key = "inbox/acme/inv.png";
-    w.ports
-        .ocr
-        .results
-        .lock()
-        .unwrap()
-        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
-    let old = w.input_of(&w.ingest(&w.upload(key, PNG, "2026-11-30T10:00:00Z")).await);
+    let old = w.ocr_ready().await;
     let mut newer_bytes = PNG.to_vec();
     newer_bytes.push(7);
     let new = w.input_of(
@@ -164,14 +153,7 @@ async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
 #[tokio::test]
 async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
     let w = world();
-    let key = "inbox/acme/inv.png";
-    w.ports
-        .ocr
-        .results
-        .lock()
-        .unwrap()
-        .insert(key.into(), ocr_of(&invoice_lines("10.00"), 0.97));
-    let input = w.input_of(&w.ingest(&w.upload(key, PNG, "2026-11-30T10:00:00Z")).await);
+    let input = w.ocr_ready().await;
     w.run(&input).await.unwrap();
     let before = w.chain_of(&input.document_id).await.len();
 
@@ -199,18 +181,13 @@ async fn a_retried_route_reports_the_recorded_outcome_without_a_second_entry() {
 #[tokio::test]
 async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
     let w = world();
-    w.ports.ocr.results.lock().unwrap().insert(
-        "inbox/acme/blurry.png".into(),
+    w.script_ocr(
+        "inbox/acme/blurry.png",
         ocr_of(&invoice_lines("99.00"), 0.55),
     );
     let mut no_total = invoice_lines("1.00");
     no_total.pop();
-    w.ports
-        .ocr
-        .results
-        .lock()
-        .unwrap()
-        .insert("inbox/acme/no-total.png".into(), ocr_of(&no_total, 0.97));
+    w.script_ocr("inbox/acme/no-total.png", ocr_of(&no_total, 0.97));
     let blurry = w.input_of(
         &w.ingest(&w.upload("inbox/acme/blurry.png", PNG, "2026-11-30T10:00:00Z"))
             .await,
@@ -253,8 +230,8 @@ async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
 #[tokio::test]
 async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
     let w = world();
-    w.ports.ocr.results.lock().unwrap().insert(
-        "inbox/acme/bad.png".into(),
+    w.script_ocr(
+        "inbox/acme/bad.png",
         OcrPoll::Failed("BadDocumentException".into()),
     );
     let input = w.input_of(

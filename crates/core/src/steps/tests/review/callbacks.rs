@@ -47,6 +47,24 @@ impl<C: TaskCallback> HasCallback for WithCallback<'_, C> {
     }
 }
 
+impl World {
+    /// A decision whose callback goes through `callback` instead of the world's.
+    async fn decide_via<C: TaskCallback>(
+        &self,
+        callback: &C,
+        ctx: &Context,
+        who: &Reviewer,
+        task: &TaskId,
+        request: &Request,
+    ) -> Result<ReviewTask, Error> {
+        let ports = WithCallback {
+            ports: &self.ports,
+            callback,
+        };
+        decide(&ports, ctx, who, task, request).await
+    }
+}
+
 impl TaskCallback for FlakyCallback {
     async fn succeed(&self, token: &TaskToken, output: &Value) -> Result<(), Error> {
         self.unavailable()?;
@@ -69,18 +87,16 @@ async fn a_callback_that_fails_leaves_the_decision_recorded_and_undelivered() {
     *callback.fail_next.lock().unwrap() = 1;
 
     // when alice approves
-    let err = decide(
-        &WithCallback {
-            ports: &w.ports,
-            callback: &callback,
-        },
-        &w.ctx,
-        &alice(),
-        &task.task_id,
-        &approve(&[("total_amount", "120.00")]),
-    )
-    .await
-    .unwrap_err();
+    let err = w
+        .decide_via(
+            &callback,
+            &w.ctx,
+            &alice(),
+            &task.task_id,
+            &approve(&[("total_amount", "120.00")]),
+        )
+        .await
+        .unwrap_err();
 
     // then she gets the transient error; her decision is recorded and audited, not
     // delivered, and the task is not expired
@@ -102,31 +118,15 @@ async fn a_decision_retried_after_a_failed_callback_is_sent_again() {
     let callback = FlakyCallback::default();
     *callback.fail_next.lock().unwrap() = 1;
     let request = approve(&[("total_amount", "120.00")]);
-    let first = decide(
-        &WithCallback {
-            ports: &w.ports,
-            callback: &callback,
-        },
-        &w.ctx,
-        &alice(),
-        &task.task_id,
-        &request,
-    )
-    .await;
+    let first = w
+        .decide_via(&callback, &w.ctx, &alice(), &task.task_id, &request)
+        .await;
     assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
 
     // when she repeats the same request a second later, as the step's comment tells her to
-    let retried = decide(
-        &WithCallback {
-            ports: &w.ports,
-            callback: &callback,
-        },
-        &w.later(1),
-        &alice(),
-        &task.task_id,
-        &request,
-    )
-    .await;
+    let retried = w
+        .decide_via(&callback, &w.later(1), &alice(), &task.task_id, &request)
+        .await;
 
     // then the recorded decision is sent and delivered, once, with one approval entry
     let delivered = retried.expect("the retry delivers the recorded decision");

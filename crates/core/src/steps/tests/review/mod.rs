@@ -63,12 +63,7 @@ impl World {
     /// Uploads `key`, ingests it and runs OCR and validation (the state machine's path up
     /// to its Decide state), the OCR reading every line at `confidence`.
     async fn validated(&self, key: &str, total: &str, confidence: f64) -> Validated {
-        self.ports
-            .ocr
-            .results
-            .lock()
-            .unwrap()
-            .insert(key.into(), ocr_of(&invoice_lines(total), confidence));
+        self.script_ocr(key, ocr_of(&invoice_lines(total), confidence));
         let event = self.upload(key, PNG, "2026-11-30T10:00:00Z");
         let input = self.input_of(&self.ingest(&event).await);
         let started = self.start(&input).await.expect("ocr start");
