@@ -99,8 +99,8 @@ pub struct ReviewDecision {
 
 impl ReviewDecision {
     /// An approval of `task` by `reviewer` with `corrections` (field name → value as entered),
-    /// checked by [`apply_corrections`] and diffed. Returns the decision and the corrected
-    /// fields (what the workflow continues with).
+    /// checked by [`apply_corrections`](super::apply_corrections) and diffed. Returns the
+    /// decision and the corrected fields (what the workflow continues with).
     pub fn approve(
         task: &ReviewTask,
         reviewer: &Reviewer,

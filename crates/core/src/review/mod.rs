@@ -41,6 +41,7 @@
 //!   retry after a timeout), a `TaskTimedOut` before the deadline may be the first attempt's
 //!   success: reconcile with the execution's history before expiring.
 //!
+//! [`TaskToken`]: crate::model::run::TaskToken
 //! [`ReviewStore::token`]: crate::ports::ReviewStore::token
 //! [`ReviewStore::mark_delivered`]: crate::ports::ReviewStore::mark_delivered
 

@@ -1,0 +1,85 @@
+//! In-memory implementations of the ports, side by side with the AWS ones in `docket-aws`: the
+//! same contracts (conditional writes, versions, idempotency tokens), for unit tests of the steps.
+//! One file per port, as in [`crate::ports`]; the review store is [`crate::review::memory`].
+
+mod blobs;
+mod ledger;
+mod ocr;
+mod store;
+mod workflow;
+
+pub use blobs::MemoryBlobs;
+pub use ledger::MemoryLedger;
+pub use ocr::FakeOcr;
+pub use store::MemoryStore;
+pub use workflow::{MemoryCallback, MemoryWorkflow};
+
+use crate::ports::{HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow};
+use crate::review::MemoryReviewStore;
+
+/// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger is the
+/// store's: its [`Change::Ledger`](crate::ports::Change::Ledger) writes commit there.
+#[derive(Debug, Default)]
+pub struct MemoryPorts {
+    /// Objects.
+    pub blobs: MemoryBlobs,
+    /// Runs, documents, audit chains, and the ledger.
+    pub store: MemoryStore,
+    /// OCR jobs.
+    pub ocr: FakeOcr,
+    /// Executions.
+    pub workflow: MemoryWorkflow,
+    /// Review tasks.
+    pub reviews: MemoryReviewStore,
+    /// Callbacks to waiting Tasks.
+    pub callback: MemoryCallback,
+}
+
+impl HasBlobs for MemoryPorts {
+    type Blobs = MemoryBlobs;
+    fn blobs(&self) -> &MemoryBlobs {
+        &self.blobs
+    }
+}
+
+impl HasStore for MemoryPorts {
+    type Store = MemoryStore;
+    fn store(&self) -> &MemoryStore {
+        &self.store
+    }
+}
+
+impl HasLedger for MemoryPorts {
+    type Ledger = MemoryLedger;
+    fn ledger(&self) -> &MemoryLedger {
+        &self.store.ledger
+    }
+}
+
+impl HasOcr for MemoryPorts {
+    type Ocr = FakeOcr;
+    fn ocr(&self) -> &FakeOcr {
+        &self.ocr
+    }
+}
+
+impl HasWorkflow for MemoryPorts {
+    type Workflow = MemoryWorkflow;
+    fn workflow(&self) -> &MemoryWorkflow {
+        &self.workflow
+    }
+}
+
+impl HasReviews for MemoryPorts {
+    type Reviews = MemoryReviewStore;
+    fn reviews(&self) -> &MemoryReviewStore {
+        &self.reviews
+    }
+}
+
+impl HasCallback for MemoryPorts {
+    type Callback = MemoryCallback;
+    fn callback(&self) -> &MemoryCallback {
+        &self.callback
+    }
+}

@@ -1,0 +1,76 @@
+//! A scripted OCR provider.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use crate::ids::OperationId;
+use crate::model::run::ObjectRef;
+use crate::ports::{Ocr, OcrPoll};
+use crate::Error;
+
+/// A scripted OCR provider: one job per operation id (like Textract's ClientRequestToken); polls
+/// answer from `results` by the document's key, `InProgress` for the first `pending_polls` polls.
+#[derive(Debug, Default)]
+pub struct FakeOcr {
+    /// Operation id → (job id, document).
+    jobs: Mutex<BTreeMap<OperationId, (String, ObjectRef)>>,
+    /// Document key → what the job ends with.
+    pub results: Mutex<BTreeMap<String, OcrPoll>>,
+    /// Polls that answer `InProgress` before the result.
+    pub pending_polls: Mutex<usize>,
+    /// Every start call, including repeats.
+    pub start_calls: Mutex<usize>,
+    /// The next this many start calls start (or find) the job and then lose the answer:
+    /// `Ambiguous.OutcomeUnknown`, as after a timeout.
+    pub lose_start_answers: Mutex<usize>,
+}
+
+impl FakeOcr {
+    /// Number of distinct jobs started.
+    pub fn job_count(&self) -> usize {
+        self.jobs.lock().unwrap().len()
+    }
+}
+
+impl Ocr for FakeOcr {
+    async fn start(
+        &self,
+        op: &OperationId,
+        document: &ObjectRef,
+        _: &str,
+    ) -> Result<String, Error> {
+        *self.start_calls.lock().unwrap() += 1;
+        let mut jobs = self.jobs.lock().unwrap();
+        let n = jobs.len();
+        let (job, _) = jobs
+            .entry(op.clone())
+            .or_insert_with(|| (format!("job-{n}"), document.clone()));
+        let mut lose = self.lose_start_answers.lock().unwrap();
+        if *lose > 0 {
+            *lose -= 1;
+            return Err(Error::OutcomeUnknown(format!("start of {op}: answer lost")));
+        }
+        Ok(job.clone())
+    }
+
+    async fn poll(&self, job_id: &str) -> Result<OcrPoll, Error> {
+        {
+            let mut pending = self.pending_polls.lock().unwrap();
+            if *pending > 0 {
+                *pending -= 1;
+                return Ok(OcrPoll::InProgress);
+            }
+        }
+        let jobs = self.jobs.lock().unwrap();
+        let (_, document) = jobs
+            .values()
+            .find(|(job, _)| job == job_id)
+            .ok_or_else(|| Error::BadInput(format!("unknown job {job_id}")))?;
+        self.results
+            .lock()
+            .unwrap()
+            .get(&document.key)
+            .cloned()
+            .ok_or_else(|| Error::Internal(format!("no scripted result for {}", document.key)))
+    }
+}

@@ -1,0 +1,80 @@
+//! The workflow engine: executions, and the callbacks to Tasks that wait for a token.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::ids::RunId;
+use crate::ports::{Started, Workflow};
+use crate::Error;
+
+/// A workflow engine that records executions by name.
+#[derive(Debug, Default)]
+pub struct MemoryWorkflow {
+    /// Execution name → input.
+    pub executions: Mutex<BTreeMap<String, Value>>,
+}
+
+impl Workflow for MemoryWorkflow {
+    async fn start(&self, run: &RunId, input: &Value) -> Result<Started, Error> {
+        let mut executions = self.executions.lock().unwrap();
+        if executions.contains_key(run.as_str()) {
+            return Ok(Started::AlreadyExists);
+        }
+        executions.insert(run.as_str().to_string(), input.clone());
+        Ok(Started::New)
+    }
+}
+
+/// Task callbacks as recorded calls: (token, `Ok(output)` or `Err(error name)`). Tokens in
+/// `closed` answer `Conflict.ReviewExpired`, as Step Functions does after the Task timed out.
+#[derive(Debug, Default)]
+pub struct MemoryCallback {
+    /// Every accepted callback, in order.
+    pub calls: Mutex<Vec<(String, Result<Value, String>)>>,
+    /// Tokens the workflow no longer waits on.
+    pub closed: Mutex<Vec<String>>,
+}
+
+impl MemoryCallback {
+    fn call(
+        &self,
+        token: &crate::model::run::TaskToken,
+        what: Result<Value, String>,
+    ) -> Result<(), Error> {
+        if self
+            .closed
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|t| t == token.expose())
+        {
+            return Err(Error::ReviewExpired("TaskTimedOut".into()));
+        }
+        self.calls
+            .lock()
+            .unwrap()
+            .push((token.expose().to_string(), what));
+        Ok(())
+    }
+}
+
+impl crate::ports::TaskCallback for MemoryCallback {
+    async fn succeed(
+        &self,
+        token: &crate::model::run::TaskToken,
+        output: &Value,
+    ) -> Result<(), Error> {
+        self.call(token, Ok(output.clone()))
+    }
+
+    async fn fail(
+        &self,
+        token: &crate::model::run::TaskToken,
+        error: crate::error::ErrorKind,
+        _cause: &str,
+    ) -> Result<(), Error> {
+        self.call(token, Err(error.name().to_string()))
+    }
+}
