@@ -46,6 +46,13 @@ def register_function_url_iam():
     install()
 
 
+@hooks.on_infra_start()
+def register_cfn_data_protection():
+    from docket_localstack.cfn_data_protection import install
+
+    install()
+
+
 class _StepFunctionsResourcePlugin(CloudFormationResourceProviderPlugin):
     """A provider of `cfn_stepfunctions`, found by its CloudFormation type (the plugin's name)."""
 
