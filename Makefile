@@ -9,13 +9,14 @@ export LOCALSTACK_PORT
 STACK ?=
 REGION ?=
 CARGO_DENY_VERSION := 0.20.2
+CHECKOV_VERSION := 3.3.30
 # Where cargo-deny keeps the RustSec advisory database (its default).
 ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
-        build package-local deploy-local deploy cfn-lint lint-python deny
+        build package-local deploy-local deploy cfn-lint checkov lint-python deny
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -54,6 +55,12 @@ cfn-lint: ## lint infra/template.yaml (cfn-lint, pinned, installed into .venv on
 fmt: ## format the Rust code
 	cargo fmt --all
 
+# checkov pins packaging<24, which LocalStack's constraints exclude: it gets a venv of its own.
+# --skip-download: no policy metadata from the vendor's API (these machines reach no such host).
+checkov: ## checkov on infra/template.yaml (pinned, own venv .venv-checkov); skips live in the template
+	@[ "$$(.venv-checkov/bin/checkov --version 2>/dev/null)" = "$(CHECKOV_VERSION)" ] || { python3 -m venv .venv-checkov && .venv-checkov/bin/pip install --quiet "checkov==$(CHECKOV_VERSION)"; }
+	.venv-checkov/bin/checkov --quiet --compact --skip-download --framework cloudformation -f infra/template.yaml
+
 lint-python: ## ruff, ruff format --check and mypy on infra/localstack (tools pinned in its requirements-dev.txt)
 	@scripts/localstack.sh install
 	@cmp -s infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements || { .venv/bin/pip install --quiet -c infra/localstack/constraints.txt -r infra/localstack/requirements-dev.txt && cp infra/localstack/requirements-dev.txt .venv/.docket-dev-requirements; }
@@ -71,7 +78,7 @@ deny: ## cargo-deny (deny.toml): licenses, bans, sources; advisories when the Ru
 	  cargo deny --locked --offline check advisories; \
 	else echo "deny: advisories NOT checked: the RustSec advisory database could not be fetched" >&2; fi
 
-lint: setup cfn-lint lint-python deny ## rustfmt --check, clippy -D warnings, cfn-lint, lint-python, deny
+lint: setup cfn-lint checkov lint-python deny ## rustfmt --check, clippy -D warnings, cfn-lint, checkov, lint-python, deny
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 

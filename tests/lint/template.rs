@@ -5,6 +5,8 @@
 //! The template is read as text (CloudFormation's `!Ref`/`!Sub` tags are not plain YAML): a block
 //! is the lines indented under its key.
 
+mod checkov;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
