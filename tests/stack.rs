@@ -55,6 +55,32 @@ impl Stack {
             .unwrap_or_else(|| panic!("stack output {name} missing"))
     }
 
+    /// The stack in CloudFormation: the one with this stack's alias ARN among its outputs (the
+    /// outputs file names no stack).
+    pub async fn describe(&self) -> aws_sdk_cloudformation::types::Stack {
+        let cfn = aws_sdk_cloudformation::Client::new(&util::aws().await);
+        let alias = self.out("StateMachineAliasArn");
+        let stacks = cfn.describe_stacks().send().await.expect("describe stacks");
+        stacks
+            .stacks()
+            .iter()
+            .find(|s| s.outputs().iter().any(|o| o.output_value() == Some(alias)))
+            .unwrap_or_else(|| panic!("no stack has the output {alias}"))
+            .clone()
+    }
+
+    /// The deployed stack's current value of parameter `name`.
+    pub async fn parameter(&self, name: &str) -> String {
+        let stack = self.describe().await;
+        stack
+            .parameters()
+            .iter()
+            .find(|p| p.parameter_key() == Some(name))
+            .and_then(|p| p.parameter_value())
+            .unwrap_or_else(|| panic!("stack {:?} has no parameter {name}", stack.stack_name()))
+            .to_string()
+    }
+
     /// The stack's tables, as the adapters name them.
     pub fn tables(&self) -> Tables {
         Tables {

@@ -10,30 +10,11 @@ use aws_sdk_sfn::types::ExecutionStatus;
 use docket_e2e::stack::Stack;
 use docket_e2e::util;
 
-/// The stack's current value of `name`, read from CloudFormation (the stack is the one whose
-/// outputs the tests use: found by its alias ARN output).
-async fn stack_parameter(stack: &Stack, name: &str) -> String {
-    let cfn = aws_sdk_cloudformation::Client::new(&util::aws().await);
-    let alias = stack.out("StateMachineAliasArn");
-    let stacks = cfn.describe_stacks().send().await.expect("describe stacks");
-    let ours = stacks
-        .stacks()
-        .iter()
-        .find(|s| s.outputs().iter().any(|o| o.output_value() == Some(alias)))
-        .unwrap_or_else(|| panic!("no stack has the output {alias}"));
-    ours.parameters()
-        .iter()
-        .find(|p| p.parameter_key() == Some(name))
-        .and_then(|p| p.parameter_value())
-        .unwrap_or_else(|| panic!("stack {:?} has no parameter {name}", ours.stack_name()))
-        .to_string()
-}
-
 #[tokio::test]
 async fn a_new_execution_through_the_alias_runs_on_the_redeployed_review_wait() {
     // Given the stack as test-local.sh left it: redeployed with a 45 s review wait.
     let stack = Stack::load().await;
-    let wait = stack_parameter(&stack, "ReviewTimeoutSeconds").await;
+    let wait = stack.parameter("ReviewTimeoutSeconds").await;
     assert_eq!(
         wait, "45",
         "test-local.sh deploys REVIEW_TIMEOUT_SECONDS=45 last"

@@ -2,10 +2,12 @@
 //! stack deployed to LocalStack (`scripts/test-local.sh` deploys it) come out as `result.json`.
 
 mod audit;
+mod deploy;
 mod duplicates;
 mod exactly_once;
 mod happy;
 mod hostile;
+mod infra;
 mod lost_ack;
 mod privacy;
 mod review;

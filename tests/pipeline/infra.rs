@@ -1,0 +1,325 @@
+//! Least privilege and data protection (issue 11, finding 8), read from the DEPLOYED stack: its
+//! buckets are versioned with the lifecycle rules the stack parameters set, its tables refuse
+//! deletion, and its roles' inline policies (read back from IAM) grant no Scan, no wildcard
+//! action and `Resource: "*"` only to actions that take no resource.
+//!
+//! The resources are the stack's own, listed by CloudFormation (`DescribeStackResources`): a
+//! bucket, table or role added to the template later is checked without changing these tests.
+
+use std::collections::BTreeSet;
+
+use aws_sdk_s3::types::{BucketVersioningStatus, LifecycleRule};
+use docket_e2e::stack::Stack;
+use docket_e2e::util;
+use serde_json::Value;
+
+/// Actions the template may grant on `Resource: "*"`: each takes no resource ARN (X-Ray, Textract
+/// jobs, task-token callbacks, vended-log delivery).
+const RESOURCELESS: &[&str] = &[
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "xray:GetSamplingRules",
+    "xray:GetSamplingTargets",
+    "textract:StartDocumentTextDetection",
+    "textract:GetDocumentTextDetection",
+    "states:SendTaskSuccess",
+    "states:SendTaskFailure",
+    "logs:CreateLogDelivery",
+    "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",
+    "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",
+    "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies",
+    "logs:DescribeLogGroups",
+];
+
+/// The physical ids of the deployed stack's resources of `kind` (e.g. `AWS::S3::Bucket`).
+async fn resources(stack: &Stack, kind: &str) -> Vec<String> {
+    let name = stack
+        .describe()
+        .await
+        .stack_name()
+        .expect("stack name")
+        .to_string();
+    let cfn = aws_sdk_cloudformation::Client::new(&util::aws().await);
+    let listed = cfn
+        .describe_stack_resources()
+        .stack_name(&name)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("describe resources of {name}: {e:?}"));
+    listed
+        .stack_resources()
+        .iter()
+        .filter(|r| r.resource_type() == Some(kind))
+        .filter_map(|r| r.physical_resource_id().map(str::to_string))
+        .collect()
+}
+
+/// The deployed stack's value of parameter `name`, as days.
+async fn days(stack: &Stack, name: &str) -> i32 {
+    let value = stack.parameter(name).await;
+    value
+        .parse()
+        .unwrap_or_else(|_| panic!("parameter {name} = {value:?} is not a number of days"))
+}
+
+/// The lifecycle rules of `bucket`.
+async fn lifecycle(stack: &Stack, bucket: &str) -> Vec<LifecycleRule> {
+    let out = stack
+        .s3
+        .get_bucket_lifecycle_configuration()
+        .bucket(bucket)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{bucket} has no lifecycle configuration: {e:?}"));
+    out.rules().to_vec()
+}
+
+/// The key prefix a rule applies to ("" for the whole bucket), in either of S3's spellings.
+fn prefix(rule: &LifecycleRule) -> String {
+    #[allow(deprecated)] // the top-level Prefix is what CloudFormation's `Prefix` sets
+    let top = rule.prefix();
+    top.or_else(|| rule.filter().and_then(|f| f.prefix()))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn every_bucket_is_versioned_and_aborts_incomplete_uploads() {
+    let stack = Stack::load().await;
+    let buckets = resources(&stack, "AWS::S3::Bucket").await;
+    // The three of the code map (raw, normalized, derived) at least: the list is not empty by
+    // accident.
+    for output in ["RawBucket", "NormalizedBucket", "DerivedBucket"] {
+        assert!(
+            buckets.iter().any(|b| b == stack.out(output)),
+            "{output} is not among the stack's buckets {buckets:?}"
+        );
+    }
+    for bucket in &buckets {
+        let versioning = stack
+            .s3
+            .get_bucket_versioning()
+            .bucket(bucket)
+            .send()
+            .await
+            .expect("get versioning");
+        assert_eq!(
+            versioning.status(),
+            Some(&BucketVersioningStatus::Enabled),
+            "bucket {bucket} is not versioned: an overwrite would lose what the audit log points at"
+        );
+        let rules = lifecycle(&stack, bucket).await;
+        assert!(
+            rules.iter().any(|r| r
+                .abort_incomplete_multipart_upload()
+                .and_then(|a| a.days_after_initiation())
+                .is_some()),
+            "bucket {bucket} keeps incomplete multipart uploads forever: {rules:#?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn raw_versions_and_quarantine_copies_expire_after_the_stack_parameters_but_uploads_never() {
+    let stack = Stack::load().await;
+    let raw = stack.out("RawBucket");
+    let rules = lifecycle(&stack, raw).await;
+    let noncurrent = days(&stack, "RawNoncurrentRetentionDays").await;
+    let quarantine = days(&stack, "QuarantineRetentionDays").await;
+
+    let inbox: Vec<_> = rules.iter().filter(|r| prefix(r) == "inbox/").collect();
+    assert!(
+        inbox.iter().any(|r| r
+            .noncurrent_version_expiration()
+            .and_then(|e| e.noncurrent_days())
+            == Some(noncurrent)),
+        "no rule expires replaced inbox versions after {noncurrent} days: {rules:#?}"
+    );
+    assert!(
+        rules.iter().any(|r| prefix(r) == "quarantine/"
+            && r.expiration().and_then(|e| e.days()) == Some(quarantine)),
+        "no rule expires quarantine copies after {quarantine} days: {rules:#?}"
+    );
+    // The evidence: no rule that reaches inbox/ (by its prefix or the whole bucket's) expires
+    // current objects.
+    let expiring: Vec<_> = rules
+        .iter()
+        .filter(|r| "inbox/".starts_with(&prefix(r)) || prefix(r).starts_with("inbox/"))
+        .filter(|r| r.expiration().is_some())
+        .collect();
+    assert!(
+        expiring.is_empty(),
+        "rules expire current inbox objects: {expiring:#?}"
+    );
+}
+
+#[tokio::test]
+async fn every_table_refuses_deletion() {
+    let stack = Stack::load().await;
+    let tables = resources(&stack, "AWS::DynamoDB::Table").await;
+    for output in ["RunsTable", "AuditTable", "LedgerTable", "ReviewTable"] {
+        assert!(
+            tables.iter().any(|t| t == stack.out(output)),
+            "{output} is not among the stack's tables {tables:?}"
+        );
+    }
+    for table in &tables {
+        let described = stack
+            .dynamodb
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .expect("describe table");
+        let protected = described
+            .table()
+            .and_then(|t| t.deletion_protection_enabled());
+        assert_eq!(
+            protected,
+            Some(true),
+            "table {table} can be deleted (DeletionProtectionEnabled = {protected:?})"
+        );
+    }
+}
+
+/// One Allow statement of a role's inline policy.
+struct Grant {
+    role: String,
+    sid: String,
+    actions: Vec<String>,
+    resources: Vec<String>,
+}
+
+/// A JSON string or list of strings as a list.
+fn strings(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// IAM returns a policy document URL-encoded (RFC 3986); LocalStack may return it plain.
+fn policy_json(document: &str) -> Value {
+    serde_json::from_str(document).unwrap_or_else(|_| {
+        let decoded = percent_encoding::percent_decode_str(document).decode_utf8_lossy();
+        serde_json::from_str(&decoded).unwrap_or_else(|e| panic!("policy {document}: {e}"))
+    })
+}
+
+/// Every Allow statement of the inline policies of the stack's roles, read back from IAM.
+async fn grants(stack: &Stack) -> Vec<Grant> {
+    let iam = aws_sdk_iam::Client::new(&util::aws().await);
+    let mut grants = Vec::new();
+    for role in resources(stack, "AWS::IAM::Role").await {
+        let names = iam
+            .list_role_policies()
+            .role_name(&role)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("list policies of {role}: {e:?}"));
+        for name in names.policy_names() {
+            let policy = iam
+                .get_role_policy()
+                .role_name(&role)
+                .policy_name(name)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("policy {name} of {role}: {e:?}"));
+            let document = policy_json(policy.policy_document());
+            let statements = match &document["Statement"] {
+                Value::Array(items) => items.clone(),
+                one => vec![one.clone()],
+            };
+            for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
+                grants.push(Grant {
+                    role: role.clone(),
+                    sid: statement["Sid"].as_str().unwrap_or("").to_string(),
+                    actions: strings(statement.get("Action")),
+                    resources: strings(statement.get("Resource")),
+                });
+            }
+        }
+    }
+    grants
+}
+
+#[tokio::test]
+async fn roles_grant_no_scan_no_wildcard_action_and_star_only_where_no_resource_exists() {
+    let stack = Stack::load().await;
+    let grants = grants(&stack).await;
+    // The data is there: the roles' DynamoDB grants were read (else "no Scan" proves nothing).
+    let actions: BTreeSet<&str> = grants
+        .iter()
+        .flat_map(|g| g.actions.iter().map(String::as_str))
+        .collect();
+    for expected in [
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
+        "states:StartExecution",
+    ] {
+        assert!(
+            actions.contains(expected),
+            "no role grants {expected}: the policies were not read ({actions:?})"
+        );
+    }
+
+    // No Lambda scans (only the operator CLI does, with the operator's credentials).
+    let scans: Vec<_> = grants
+        .iter()
+        .filter(|g| g.actions.iter().any(|a| a == "dynamodb:Scan"))
+        .map(|g| format!("{}/{}", g.role, g.sid))
+        .collect();
+    assert!(scans.is_empty(), "roles allow dynamodb:Scan: {scans:?}");
+
+    let wildcards: Vec<_> = grants
+        .iter()
+        .flat_map(|g| g.actions.iter().map(move |a| (g, a)))
+        .filter(|(_, a)| a.contains('*'))
+        .map(|(g, a)| format!("{}/{}: {a}", g.role, g.sid))
+        .collect();
+    assert!(wildcards.is_empty(), "wildcard actions: {wildcards:?}");
+
+    let star: Vec<_> = grants
+        .iter()
+        .filter(|g| g.resources.iter().any(|r| r == "*"))
+        .flat_map(|g| g.actions.iter().map(move |a| (g, a)))
+        .filter(|(_, a)| !RESOURCELESS.contains(&a.as_str()))
+        .map(|(g, a)| format!("{}/{}: {a}", g.role, g.sid))
+        .collect();
+    assert!(
+        star.is_empty(),
+        "actions that take a resource are granted on \"*\": {star:?}"
+    );
+}
+
+#[tokio::test]
+async fn failed_ingest_events_go_to_the_dead_letter_queue() {
+    let stack = Stack::load().await;
+    let config = stack
+        .lambda
+        .get_function_configuration()
+        .function_name(stack.out("IngestFunctionName"))
+        .send()
+        .await
+        .expect("ingest configuration");
+    let target = config
+        .dead_letter_config()
+        .and_then(|d| d.target_arn())
+        .unwrap_or_default();
+    let queue = stack
+        .out("IngestDLQUrl")
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    assert!(
+        !queue.is_empty() && target.ends_with(&format!(":{queue}")),
+        "ingest's dead-letter target {target:?} is not the stack's DLQ {queue:?}"
+    );
+}
