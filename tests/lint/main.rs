@@ -2,6 +2,7 @@
 //! the error taxonomy of `docket_core::error`. No AWS needed (LocalStack's
 //! ValidateStateMachineDefinition is checked in the pipeline tests).
 
+mod modules;
 mod template;
 
 use std::path::PathBuf;
