@@ -8,7 +8,8 @@
 //! - `pipeline/`: documents through the deployed stack, end to end.
 //! - `soak/`: Chaos-API throttling bursts and a 100-document soak with mixed faults (one test at
 //!   a time, after `pipeline/`).
-//! - `lint/`: the state machines and the template as data; no AWS.
+//! - `lint/`: the state machines, the template and docket-core's module graph, read as data; no
+//!   AWS.
 //! - `benches/`: figures, not pass/fail (`make bench`, `make bench-local`).
 //! - `examples/samples.rs`: the sample documents of `make demo`.
 //! - `testfn/`: a tiny Lambda for the executor tests; `fixtures/`: real event JSON.
