@@ -1,21 +1,22 @@
 //! In-memory implementations of the ports, side by side with the AWS ones in `docket-aws`: the
 //! same contracts (conditional writes, versions, idempotency tokens), for unit tests of the steps.
-//! One file per port, as in [`crate::ports`]; the review store is [`crate::review::memory`].
+//! One file per port, as in [`crate::ports`].
 
 mod blobs;
 mod ledger;
 mod ocr;
+mod review;
 mod store;
 mod workflow;
 
 pub use blobs::MemoryBlobs;
 pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
+pub use review::MemoryReviewStore;
 pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 
 use crate::ports::{HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow};
-use crate::review::MemoryReviewStore;
 
 /// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger is the
 /// store's: its [`Change::Ledger`](crate::ports::Change::Ledger) writes commit there.

@@ -8,7 +8,7 @@
 //!               └──expire──► expired ◄──expire───┘  (only while the decision is not delivered)
 //! ```
 //!
-//! The rules, which [`memory::MemoryReviewStore`] applies under a lock and
+//! The rules, which [`crate::memory::MemoryReviewStore`] applies under a lock and
 //! `docket_aws::review::DynamoReviewStore` expresses as condition expressions:
 //!
 //! - **The task id is a function of the run** ([`task_id_for`]): a retried open finds the task.
@@ -46,7 +46,6 @@
 //! [`ReviewStore::mark_delivered`]: crate::ports::ReviewStore::mark_delivered
 
 pub mod identity;
-pub mod memory;
 
 mod corrections;
 mod decision;
@@ -57,7 +56,6 @@ mod task;
 pub use corrections::{apply_corrections, diff};
 pub use decision::{FieldChange, FieldValue, ReviewDecision, Reviewer, Verdict, MAX_TEXT_CHARS};
 pub use ids::{task_id_for, TaskId};
-pub use memory::MemoryReviewStore;
 pub use rules::{apply_decision, authorize, decide, deliver, expire, not_found, reopen};
 pub use task::{
     review_fields, rfc3339, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal,
@@ -65,4 +63,4 @@ pub use task::{
 };
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -15,13 +15,11 @@ use serde_json::Value;
 use super::*;
 use crate::error::ErrorKind;
 use crate::ids::Tenant;
-use crate::memory::MemoryCallback;
+use crate::memory::{MemoryCallback, MemoryReviewStore};
 use crate::model::fields::FieldName;
 use crate::model::run::TaskToken;
 use crate::ports::{HasCallback, HasReviews, HasStore, ReviewStore, TaskCallback};
-use crate::review::{
-    FieldSource, MemoryReviewStore, ReviewStatus, ReviewTask, Reviewer, TaskId, Verdict,
-};
+use crate::review::{FieldSource, ReviewStatus, ReviewTask, Reviewer, TaskId, Verdict};
 use crate::steps::review::*;
 
 const BLURRY: &str = "inbox/acme/blurry.png";

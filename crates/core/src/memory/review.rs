@@ -1,16 +1,16 @@
-//! [`ReviewStore`] in memory, for unit tests: the rules of [`super`] applied under one lock, as
+//! [`ReviewStore`] in memory, for unit tests: the rules of [`crate::review`] applied under one lock, as
 //! DynamoDB applies their condition expressions to one item at a time.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::{
-    apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
-};
 use crate::ids::Tenant;
 use crate::model::run::TaskToken;
 use crate::ports::ReviewStore;
+use crate::review::{
+    apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
+    Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
+};
 use crate::Error;
 
 /// Review tasks and their tokens, kept apart from each other as in the DynamoDB table.
