@@ -3,7 +3,9 @@
 //! Entry `n` carries the hash of entry `n-1` (the first carries [`GENESIS`]) and its own hash over
 //! every other field, in canonical JSON. Appends are conditional on the sequence number (the store
 //! refuses a second entry with the same seq: no forks; seq is always last + 1: no gaps). Nothing
-//! updates or deletes an entry. [`verify`] recomputes a chain and names the first bad entry.
+//! updates or deletes an entry. [`verify`] recomputes a chain and names the first bad entry;
+//! [`digest`] anchors the chains' heads outside the tables, which catches a rewrite that
+//! recomputed the hashes.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ids::{canonical_json, sha256_hex, DocumentId, OperationId, RunId};
+
+pub mod digest;
 
 /// The previous-hash of the first entry of every chain.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
