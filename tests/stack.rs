@@ -234,20 +234,81 @@ impl Stack {
         }
     }
 
-    /// How many executions of the state machine carry the name `run_id`.
+    /// How many executions of the state machine carry the name `run_id` (every page read).
     pub async fn executions_named(&self, run_id: &str) -> usize {
-        let out = self
+        self.execution_names()
+            .await
+            .iter()
+            .filter(|name| *name == run_id)
+            .count()
+    }
+
+    /// The names of every execution of `document`'s runs (a run id is `<document>-r<hash>`), from
+    /// every page: a second execution under another name is counted too, which the name alone
+    /// (Step Functions refuses a second execution of one name) could not show.
+    pub async fn executions_of(&self, document: &DocumentId) -> Vec<String> {
+        let prefix = format!("{document}-r");
+        let mut names = self.execution_names().await;
+        names.retain(|name| name.starts_with(&prefix));
+        names
+    }
+
+    async fn execution_names(&self) -> Vec<String> {
+        let mut pages = self
             .sfn
             .list_executions()
             .state_machine_arn(self.out("StateMachineArn"))
             .max_results(1000)
+            .into_paginator()
+            .send();
+        let mut names = Vec::new();
+        while let Some(page) = pages.next().await {
+            let page = page.expect("list executions");
+            names.extend(page.executions().iter().map(|e| e.name().to_string()));
+        }
+        names
+    }
+
+    /// The versions of one object, newest first, as `(version id, sha256 of its bytes)`: in a
+    /// versioned bucket every PutObject that landed is one of them. Panics if the bucket is not
+    /// versioned, where one version would hide every overwrite.
+    pub async fn versions(&self, bucket: &str, key: &str) -> Vec<(String, String)> {
+        let versioning = self
+            .s3
+            .get_bucket_versioning()
+            .bucket(bucket)
             .send()
             .await
-            .expect("list executions");
-        out.executions()
-            .iter()
-            .filter(|e| e.name() == run_id)
-            .count()
+            .expect("get bucket versioning");
+        assert_eq!(
+            versioning.status().map(|s| s.as_str()),
+            Some("Enabled"),
+            "{bucket} must be versioned for its overwrites to be counted"
+        );
+        let listed = self
+            .s3
+            .list_object_versions()
+            .bucket(bucket)
+            .prefix(key)
+            .send()
+            .await
+            .expect("list object versions");
+        let mut versions = Vec::new();
+        for v in listed.versions().iter().filter(|v| v.key() == Some(key)) {
+            let id = v.version_id().unwrap_or("null").to_string();
+            let body = self
+                .s3
+                .get_object()
+                .bucket(bucket)
+                .key(key)
+                .version_id(&id)
+                .send()
+                .await
+                .expect("get object version");
+            let bytes = body.body.collect().await.unwrap().into_bytes();
+            versions.push((id, docket_core::ids::sha256_hex(&bytes)));
+        }
+        versions
     }
 
     /// Every event of an execution's history, with execution data.

@@ -1,9 +1,12 @@
 //! At-least-once delivery: the same S3 event delivered again (and concurrently) must not make a
 //! second execution, result or audit entry.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_lambda::primitives::Blob;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use serde_json::Value;
+
+use crate::lost_ack::count_actions;
 
 /// The EventBridge event of `tests/fixtures/s3-object-created.json`, aimed at an upload.
 fn event_for(stack: &Stack, key: &str, version: &str) -> Value {
@@ -57,22 +60,35 @@ async fn the_same_event_three_times_twice_concurrently_makes_one_execution_and_o
         assert_eq!(answer["outcome"], "started", "{answer}");
         assert_eq!(answer["run_id"], run_id.as_str(), "{answer}");
     }
-    let ours = stack.executions_named(&run_id).await;
-    assert_eq!(ours, 1, "one execution");
-    let derived = stack
-        .keys(stack.out("DerivedBucket"), &format!("{tenant}/{document}/"))
-        .await;
     assert_eq!(
-        derived
-            .iter()
-            .filter(|k| k.ends_with("result.json"))
-            .count(),
-        1
+        stack.executions_of(&document).await,
+        [run_id.as_str()],
+        "one execution of the document"
     );
+    // The result key is one per run, so a second write is only seen as a second version (the
+    // derived bucket is versioned, and `versions` checks it is).
     let chain = stack.wait_for_action(&document, "run.completed").await;
-    let accepted = chain
-        .iter()
-        .filter(|e| e.draft.action == "document.accepted")
-        .count();
-    assert_eq!(accepted, 1, "one acceptance in the audit log");
+    let run = &stack.runs(&document).await[0];
+    let Some(AttributeValue::M(outputs)) = run.get("outputs") else {
+        panic!("a completed run without outputs: {run:?}");
+    };
+    let pointer = outputs["result"].as_s().unwrap();
+    let key = pointer
+        .strip_prefix(&format!("s3://{}/", stack.out("DerivedBucket")))
+        .unwrap_or_else(|| panic!("{pointer} is not in the derived bucket"));
+    let versions = stack.versions(stack.out("DerivedBucket"), key).await;
+    assert_eq!(versions.len(), 1, "one result write: {versions:?}");
+    for action in [
+        "document.accepted",
+        "ocr.started",
+        "ocr.completed",
+        "validation.completed",
+        "run.completed",
+    ] {
+        assert_eq!(
+            count_actions(&chain, action),
+            1,
+            "one {action} in the audit log"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use aws_sdk_s3::types::{BucketVersioningStatus, VersioningConfiguration};
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::ledger::DynamoLedger;
@@ -21,6 +22,7 @@ use docket_core::ports::{
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
 use docket_core::steps::{ocr, route, validate, Clock, Context, Layout};
 use docket_core::Error;
+use docket_e2e::resource::{self, Resource};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::util;
 
@@ -133,29 +135,77 @@ pub(crate) fn count_actions(chain: &[docket_core::audit::AuditEntry], action: &s
     chain.iter().filter(|e| e.draft.action == action).count()
 }
 
-/// An inbox upload and the event ingest gets for it.
-async fn upload(stack: &Stack, tenant: &str, name: &str) -> ObjectCreated {
-    let key = format!("inbox/{tenant}/{name}");
-    let version = stack
-        .upload(
-            &key,
-            invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
+/// The actor the ingest under test records as, so the audit log shows whose commit landed.
+const OURS: &str = "docket/test-ingest";
+
+/// An inbox upload into a versioned raw bucket of the test's own, the event ingest gets for it,
+/// and the context that accepts that bucket. Not the stack's raw bucket: EventBridge would start
+/// the deployed ingest on the upload too, and if its commit won the race the lost answer under
+/// test would be the answer to a request that changed nothing.
+async fn private_upload(
+    stack: &Stack,
+    tenant: &str,
+    name: &str,
+) -> (Resource, ObjectCreated, Context) {
+    let bucket = resource::bucket(&util::aws().await, "raw").await;
+    stack
+        .s3
+        .put_bucket_versioning()
+        .bucket(&*bucket)
+        .versioning_configuration(
+            VersioningConfiguration::builder()
+                .status(BucketVersioningStatus::Enabled)
+                .build(),
         )
-        .await;
-    ObjectCreated {
-        bucket: stack.out("RawBucket").into(),
+        .send()
+        .await
+        .unwrap();
+    let key = format!("inbox/{tenant}/{name}");
+    let put = stack
+        .s3
+        .put_object()
+        .bucket(&*bucket)
+        .key(&key)
+        .body(invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")).into())
+        .send()
+        .await
+        .unwrap();
+    let event = ObjectCreated {
+        bucket: bucket.to_string(),
         key,
-        version_id: Some(version),
+        version_id: Some(put.version_id().expect("a versioned bucket").to_string()),
         sequencer: None,
         time: Some("2026-11-30T10:00:00Z".into()),
-    }
+    };
+    let mut ctx = ctx(stack, OURS);
+    ctx.layout.raw_bucket = bucket.to_string();
+    (bucket, event, ctx)
+}
+
+/// The one `document.accepted` entry of `document`, checked to be ours.
+async fn accepted_by_us(
+    stack: &Stack,
+    document: &DocumentId,
+) -> Vec<docket_core::audit::AuditEntry> {
+    let chain = stack.wait_for_action(document, "run.completed").await;
+    let accepted: Vec<&str> = chain
+        .iter()
+        .filter(|e| e.draft.action == "document.accepted")
+        .map(|e| e.draft.actor.as_str())
+        .collect();
+    assert_eq!(
+        accepted,
+        [OURS],
+        "one acceptance, committed by the ingest under test"
+    );
+    chain
 }
 
 #[tokio::test]
 async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance() {
     let stack = Stack::load().await;
     let tenant = tenant();
-    let event = upload(&stack, &tenant, "lost-commit.pdf").await;
+    let (_bucket, event, ctx) = private_upload(&stack, &tenant, "lost-commit.pdf").await;
     let faults = one(Rule::lose_response("dynamodb", "TransactWriteItems").nth(1));
     let store = store(&stack, &faults).await;
     let sdk = util::aws().await;
@@ -163,8 +213,8 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
     let blobs = S3Blobs::new(&sdk);
     let ports = Picked::ingest(&blobs, &store, &workflow);
 
-    let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
-    let again = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
+    let first = ingest::handle(&ports, &ctx, &event).await;
+    let again = ingest::handle(&ports, &ctx, &event).await;
 
     assert_eq!(faults.injected(), 1, "the answer was lost once");
     let document = Stack::document_id(&tenant, "lost-commit.pdf");
@@ -181,10 +231,12 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
     let runs = stack.wait_for_runs(&document, 1).await;
     assert_eq!(runs.len(), 1, "one run record");
     let run_id = s(&runs[0], "runId");
-    let ours = stack.executions_named(&run_id).await;
-    assert_eq!(ours, 1, "one execution");
-    let chain = stack.wait_for_action(&document, "run.completed").await;
-    assert_eq!(count_actions(&chain, "document.accepted"), 1);
+    assert_eq!(
+        stack.executions_of(&document).await,
+        [run_id],
+        "one execution"
+    );
+    let chain = accepted_by_us(&stack, &document).await;
     assert_eq!(count_actions(&chain, "run.completed"), 1);
 }
 
@@ -192,7 +244,7 @@ async fn lost_answer_to_the_run_record_commit_makes_one_run_and_one_acceptance()
 async fn lost_answer_to_start_execution_makes_one_execution() {
     let stack = Stack::load().await;
     let tenant = tenant();
-    let event = upload(&stack, &tenant, "lost-start.pdf").await;
+    let (_bucket, event, ctx) = private_upload(&stack, &tenant, "lost-start.pdf").await;
     let faults = one(Rule::lose_response("sfn", "StartExecution").nth(1));
     let sdk = util::aws().await;
     let workflow =
@@ -201,10 +253,15 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
     let blobs = S3Blobs::new(&sdk);
     let ports = Picked::ingest(&blobs, &store, &workflow);
 
-    let first = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
-    let retried = ingest::handle(&ports, &ctx(&stack, "docket/ingest"), &event).await;
+    let first = ingest::handle(&ports, &ctx, &event).await;
+    let retried = ingest::handle(&ports, &ctx, &event).await;
 
     assert_eq!(faults.injected(), 1);
+    assert_eq!(
+        faults.seen_by(0),
+        2,
+        "two StartExecution requests on the wire"
+    );
     assert!(
         first.is_err(),
         "the lost answer is an error the caller retries: {first:?}"
@@ -212,10 +269,13 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
     let Ok(IngestOutcome::Started { run_id, .. }) = retried else {
         panic!("{retried:?}");
     };
-    let ours = stack.executions_named(run_id.as_str()).await;
-    assert_eq!(ours, 1, "one execution");
     let document = Stack::document_id(&tenant, "lost-start.pdf");
-    let chain = stack.wait_for_action(&document, "run.completed").await;
+    assert_eq!(
+        stack.executions_of(&document).await,
+        [run_id.as_str()],
+        "one execution of the document, under its run id"
+    );
+    let chain = accepted_by_us(&stack, &document).await;
     assert_eq!(count_actions(&chain, "run.completed"), 1);
 }
 
@@ -330,27 +390,18 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     );
     assert_eq!(routed.status, "completed");
     assert_eq!((textract_faults.injected(), s3_faults.injected()), (1, 1));
+    // Each PutObject that landed is a version of the result: the lost one and the retry's.
+    assert_eq!(
+        s3_faults.seen_by(0),
+        2,
+        "two PutObject requests on the wire"
+    );
     let versions = stack
-        .s3
-        .list_object_versions()
-        .bucket(stack.out("DerivedBucket"))
-        .prefix(&routed.result.key)
-        .send()
-        .await
-        .unwrap();
-    let mut contents = std::collections::BTreeSet::new();
-    for v in versions.versions() {
-        let body = stack
-            .s3
-            .get_object()
-            .bucket(stack.out("DerivedBucket"))
-            .key(&routed.result.key)
-            .set_version_id(v.version_id().map(str::to_string))
-            .send()
-            .await
-            .unwrap();
-        contents.insert(sha256_hex(&body.body.collect().await.unwrap().into_bytes()));
-    }
+        .versions(stack.out("DerivedBucket"), &routed.result.key)
+        .await;
+    assert_eq!(versions.len(), 2, "both puts landed: {versions:?}");
+    let contents: std::collections::BTreeSet<String> =
+        versions.into_iter().map(|(_, sha)| sha).collect();
     assert_eq!(contents.len(), 1, "one distinct result content");
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "run.completed"), 1);
