@@ -271,15 +271,20 @@ async fn completion_repeated_after_a_lost_acknowledgement_succeeds_without_a_sec
     assert_eq!(rec.result_hash.as_deref(), Some("h1"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_invocations_yield_exactly_one_claim() {
     let ledger = Arc::new(MemoryLedger::default());
     let op = op("ocr");
+    // All eight claim at once, on four threads, not one after another as spawned.
+    let start = Arc::new(tokio::sync::Barrier::new(8));
 
     let calls: Vec<_> = (0..8)
         .map(|_| {
-            let (ledger, op) = (ledger.clone(), op.clone());
-            tokio::spawn(async move { ledger.claim(&op, "p1", T0, &RULES).await })
+            let (ledger, op, start) = (ledger.clone(), op.clone(), start.clone());
+            tokio::spawn(async move {
+                start.wait().await;
+                ledger.claim(&op, "p1", T0, &RULES).await
+            })
         })
         .collect();
     let mut results = Vec::new();

@@ -169,19 +169,23 @@ mod tests {
         assert_eq!(token.expose(), "token-1");
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn two_concurrent_decisions_one_wins_and_the_other_sees_the_winners_decision() {
         // given a pending task and two reviewers of its tenant
         let store = Arc::new(MemoryReviewStore::new());
         let task = pending_task("acme", "a.pdf");
         store.open(open(&task, "token-1")).await.unwrap();
         let (alice, bob) = (decision_by("alice", "acme"), decision_by("bob", "acme"));
-        // when both decide at the same time
+        // when both decide at the same time (on two threads, released together)
+        let start = Arc::new(tokio::sync::Barrier::new(2));
         let calls: Vec<_> = [alice, bob]
             .into_iter()
             .map(|d| {
-                let (store, id) = (store.clone(), task.task_id.clone());
-                tokio::spawn(async move { store.decide(&id, &d).await.unwrap() })
+                let (store, id, start) = (store.clone(), task.task_id.clone(), start.clone());
+                tokio::spawn(async move {
+                    start.wait().await;
+                    store.decide(&id, &d).await.unwrap()
+                })
             })
             .collect();
         let mut results = Vec::new();

@@ -4,14 +4,15 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
-    let w = std::sync::Arc::new(world());
+    let store = std::sync::Arc::new(Interleaved::default());
+    let w = world();
     let document = DocumentId::for_rejected_key("k");
     let tasks: Vec<_> = (0..20)
         .map(|i| {
-            let (w, document) = (w.clone(), document.clone());
+            let (store, ctx, document) = (store.clone(), w.ctx.clone(), document.clone());
             tokio::spawn(async move {
                 let draft = crate::audit::AuditDraft::new("t", &format!("a{i}"), None);
-                crate::steps::record(&w.ports.store, &w.ctx, &document, vec![], draft).await
+                crate::steps::record(&*store, &ctx, &document, vec![], draft).await
             })
         })
         .collect();
@@ -21,13 +22,76 @@ async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
         outcomes.push(t.await.unwrap());
     }
 
-    // Each append either landed or gave up after contention (a transient error the ASL retries);
-    // whatever landed forms one unbroken chain.
+    // The appends did overlap: some read a head another had already moved.
+    let refused = store.refused.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        refused > 0,
+        "no append was refused: they ran one after another"
+    );
+    // Each append either landed or gave up after contention (a transient error the ASL retries),
+    // at least one landed, and whatever landed forms one unbroken chain.
     let landed = outcomes.iter().filter(|r| matches!(r, Ok(Ok(_)))).count();
-    assert!(outcomes
-        .iter()
-        .all(|r| matches!(r, Ok(Ok(_)) | Err(Error::InProgress(_)))));
-    assert_eq!(w.chain_of(&document).await.len(), landed);
+    assert!(
+        outcomes
+            .iter()
+            .all(|r| matches!(r, Ok(Ok(_)) | Err(Error::InProgress(_)))),
+        "{outcomes:?}"
+    );
+    assert!(landed > 0, "every append gave up");
+    let chain = store.audit_entries(&document).await.unwrap();
+    assert_eq!(chain.len(), landed);
+    assert_eq!(verify(&document, &chain, None), Ok(()));
+}
+
+/// A memory store whose every call yields to the runtime before it runs, so that concurrent
+/// callers interleave between reading the chain's head and committing after it (a plain
+/// [`MemoryStore`] never awaits, so its callers would run one after another). Counts the commits
+/// it refused.
+#[derive(Default)]
+struct Interleaved {
+    inner: MemoryStore,
+    refused: std::sync::atomic::AtomicUsize,
+}
+
+impl Store for Interleaved {
+    async fn commit(
+        &self,
+        changes: Vec<crate::ports::Change>,
+    ) -> Result<Result<(), crate::ports::Refused>, Error> {
+        tokio::task::yield_now().await;
+        let result = self.inner.commit(changes).await;
+        if matches!(result, Ok(Err(_))) {
+            self.refused
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        result
+    }
+    async fn run(&self, id: &crate::ids::RunId) -> Result<Option<crate::ports::RunRecord>, Error> {
+        tokio::task::yield_now().await;
+        self.inner.run(id).await
+    }
+    async fn document(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::ports::DocumentRecord>, Error> {
+        tokio::task::yield_now().await;
+        self.inner.document(id).await
+    }
+    async fn audit_head(&self, id: &DocumentId) -> Result<Option<crate::audit::AuditEntry>, Error> {
+        tokio::task::yield_now().await;
+        self.inner.audit_head(id).await
+    }
+    async fn audit_checkpoint(
+        &self,
+        id: &DocumentId,
+    ) -> Result<Option<crate::audit::Checkpoint>, Error> {
+        tokio::task::yield_now().await;
+        self.inner.audit_checkpoint(id).await
+    }
+    async fn audit_entries(&self, id: &DocumentId) -> Result<Vec<crate::audit::AuditEntry>, Error> {
+        tokio::task::yield_now().await;
+        self.inner.audit_entries(id).await
+    }
 }
 
 /// How [`TwistedStore`] bends its first commit.
