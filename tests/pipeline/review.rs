@@ -84,9 +84,20 @@ async fn an_approval_with_a_corrected_amount_resumes_the_run_and_the_result_carr
         .await
         .unwrap();
     assert!(!execution.output().unwrap_or_default().contains(&token));
-    let logged: Vec<_> = crate::privacy::all_log_messages(&stack)
-        .await
-        .into_iter()
+    let messages = crate::privacy::all_log_messages(&stack).await;
+    // The search reached this run's lines, the review functions' too (the opening of the task
+    // and the decision), before it finds the token in none of them.
+    let of_the_run: std::collections::BTreeSet<&str> = messages
+        .iter()
+        .filter(|(_, line)| line.contains(run_id.as_str()) || line.contains(task.as_str()))
+        .map(|(group, _)| group.as_str())
+        .collect();
+    assert!(
+        of_the_run.iter().filter(|g| g.contains("review")).count() >= 1 && of_the_run.len() >= 4,
+        "the logs read hold too few of this run's lines to show anything: {of_the_run:?}"
+    );
+    let logged: Vec<_> = messages
+        .iter()
         .filter(|(_, line)| line.contains(&token))
         .collect();
     assert!(logged.is_empty(), "the token is logged: {logged:?}");
@@ -199,12 +210,25 @@ async fn a_reviewer_of_another_tenant_can_neither_see_nor_decide_a_task() {
     let (document, task) = pending_task(&stack, &tenant_a, &alice).await;
     wait_for_status(&stack, &document, "awaiting_review").await;
 
-    let listed = json_of(&docket(&mallory, &["review", "list"]).await);
+    let listed = docket(&mallory, &["review", "list"]).await;
+    let listed_by_alice = json_of(&docket(&alice, &["review", "list"]).await);
     let listed_for_a = docket(&mallory, &["review", "list", "--tenant", &tenant_a]).await;
     let shown = docket(&mallory, &["review", "show", &task]).await;
     let approved = docket(&mallory, &["review", "approve", &task]).await;
     let still = json_of(&docket(&alice, &["review", "show", &task]).await);
 
+    // The list B got is an answer (not a refusal), and the same list shows A's task to A.
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(
+        listed_by_alice.to_string().contains(&task),
+        "A's list shows the task: {listed_by_alice}"
+    );
+    let listed = json_of(&listed);
+    assert!(listed["tasks"].is_array(), "{listed}");
     assert!(
         !listed.to_string().contains(&task),
         "B's list shows no task of A"
