@@ -97,7 +97,7 @@ up() {
     mkdir -p "$state/tmp"
     export TMPDIR="$state/tmp"
     export GATEWAY_LISTEN="127.0.0.1:$port" LOCALSTACK_VOLUME_DIR="$state/volume" \
-      SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,sns,events,iam,sts,logs,cloudwatch,cloudformation,stepfunctions,lambda,dynamodb,textract}" \
+      SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,sns,events,iam,sts,logs,cloudwatch,cloudformation,stepfunctions,lambda,dynamodb,textract,kms}" \
       PROVIDER_OVERRIDE_DYNAMODB=docket PROVIDER_OVERRIDE_TEXTRACT=docket \
       LAMBDA_RUNTIME_EXECUTOR=docket-process \
       EAGER_SERVICE_LOADING=1 DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 DNS_ADDRESS=0 \

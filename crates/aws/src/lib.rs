@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 mod capture;
+pub mod digest;
 pub mod dynamodb;
 pub mod errors;
 pub mod faults;
