@@ -10,13 +10,22 @@ STACK ?=
 REGION ?=
 CARGO_DENY_VERSION := 0.20.2
 CHECKOV_VERSION := 3.3.30
+CARGO_MUTANTS_VERSION := 27.1.0
+# make mutants: by default the rule modules of docket-core (ledger, audit chain and digests, ids,
+# steps, review rules and decisions), ~290 mutants: about 40 minutes at ~8 s a mutant (one job,
+# two shared cores; the first run also builds the dependencies, ~3 minutes).
+# MUTANTS_ARGS= (empty) mutates all of docket-core (~810 mutants); MUTANTS_ARGS='--file X' one file.
+MUTANTS_ARGS ?= --file crates/core/src/ledger.rs --file crates/core/src/audit.rs \
+        --file crates/core/src/audit/digest.rs --file crates/core/src/ids.rs \
+        --file crates/core/src/model/step.rs --file 'crates/core/src/steps/*.rs' \
+        --file crates/core/src/review/rules.rs --file crates/core/src/review/decision.rs
 # Where cargo-deny keeps the RustSec advisory database (its default).
 ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
-        build package-local deploy-local deploy cfn-lint checkov lint-python deny
+        build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -77,6 +86,13 @@ deny: ## cargo-deny (deny.toml): licenses, bans, sources; advisories when the Ru
 	  echo "deny: the advisory database could not be fetched; checking against the stale copy in $(ADVISORY_DBS)" >&2; \
 	  cargo deny --locked --offline check advisories; \
 	else echo "deny: advisories NOT checked: the RustSec advisory database could not be fetched" >&2; fi
+
+# Not in CI (too long for it). The mutated copies build in their own target dir, never the shared
+# one; --caught prints every result as it comes. Results: mutants.out/ (caught.txt, missed.txt, ...).
+mutants: ## mutation testing of docket-core's rules (cargo-mutants, ~40 min; MUTANTS_ARGS= for all of it)
+	@cargo mutants --version 2>/dev/null | grep -qx 'cargo-mutants $(CARGO_MUTANTS_VERSION)' || cargo install --locked cargo-mutants@$(CARGO_MUTANTS_VERSION)
+	CARGO_TARGET_DIR=$(HOME)/.cache/docket/mutants-target nice -n 19 \
+	  cargo mutants --package docket-core --jobs 1 --timeout-multiplier 3 --caught $(MUTANTS_ARGS)
 
 lint: setup cfn-lint checkov lint-python deny ## rustfmt --check, clippy -D warnings, cfn-lint, checkov, lint-python, deny
 	cargo fmt --all -- --check
