@@ -14,12 +14,11 @@ use docket_e2e::resource;
 use docket_e2e::util;
 use serde_json::{json, Value};
 
-/// Pids of live processes whose environment names this function (its bootstraps).
+/// Pids of live processes whose environment names this function (its bootstraps). Panics if
+/// `/proc` cannot be read: an empty answer must mean "none running", not "could not look".
 fn bootstrap_pids(function_name: &str) -> Vec<u32> {
     let needle = format!("AWS_LAMBDA_FUNCTION_NAME={function_name}");
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
+    let dir = std::fs::read_dir("/proc").expect("read /proc");
     dir.filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
@@ -205,10 +204,25 @@ async fn a_function_running_past_its_timeout_fails_and_its_process_is_gone() {
     let config = util::aws().await;
     let f = Function::deploy(&config, 1, &[]).await;
 
-    // When it sleeps for 3 s
+    // When it sleeps for 3 s (and meanwhile its bootstrap is seen running, so that "none left"
+    // below is a finding of the same search, not of a search that finds nothing)
     let started = Instant::now();
-    let (payload, function_error) = f.invoke(json!({"sleep_ms": 3000})).await;
+    let running = async {
+        loop {
+            let pids = bootstrap_pids(&f.name);
+            if !pids.is_empty() || started.elapsed() > Duration::from_millis(900) {
+                return pids;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let ((payload, function_error), running) =
+        tokio::join!(f.invoke(json!({"sleep_ms": 3000})), running);
     let took = started.elapsed();
+    assert!(
+        !running.is_empty(),
+        "its bootstrap was not seen while it ran"
+    );
 
     // Then the invoke reports a timeout error after about 1 s ...
     assert!(function_error.is_some(), "no FunctionError: {payload}");
