@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Lambda zips into dist/lambda/<name>.zip (ingest, ocr, validate, route, review), each holding
+# Builds the Lambda zips into dist/lambda/<name>.zip (ingest, ocr, validate, route, review-callback, review-api), each holding
 # one executable `bootstrap`.
 #
 #   scripts/package.sh [--target local|aws] [--stand-in]

@@ -17,16 +17,20 @@ pub struct Session {
     pub env: Vec<(&'static str, String)>,
 }
 
-/// Assumes `docket-reviewer-<tenant>` as `name` (LocalStack's STS; the function URL shim resolves
-/// the session back to its ARN).
+/// Assumes the stack's reviewer role of `tenant` (`<ReviewerRolePrefix><tenant>`, by default
+/// `<stack>-reviewer-<tenant>`) as `name` (LocalStack's STS; the function URL shim resolves the
+/// session back to its ARN).
 pub async fn reviewer(tenant: &str, name: &str) -> Session {
+    session_of_role(&format!("{}{tenant}", role_prefix()), name).await
+}
+
+/// A session of role `role` (of the LocalStack account) named `name`.
+pub async fn session_of_role(role: &str, name: &str) -> Session {
     let cfg = util::aws().await;
     let sts = aws_sdk_sts::Client::new(&cfg);
     let out = sts
         .assume_role()
-        .role_arn(format!(
-            "arn:aws:iam::000000000000:role/docket-reviewer-{tenant}"
-        ))
+        .role_arn(format!("arn:aws:iam::000000000000:role/{role}"))
         .role_session_name(name)
         .send()
         .await
@@ -39,6 +43,16 @@ pub async fn reviewer(tenant: &str, name: &str) -> Session {
             ("AWS_SESSION_TOKEN", c.session_token().to_string()),
         ],
     }
+}
+
+/// The stack's reviewer role prefix (stack output `ReviewerRolePrefix`).
+pub fn role_prefix() -> String {
+    let text = std::fs::read_to_string(outputs_path()).expect("the stack's outputs file");
+    let outputs: Value = serde_json::from_str(&text).expect("outputs JSON");
+    outputs["ReviewerRolePrefix"]
+        .as_str()
+        .expect("stack output ReviewerRolePrefix")
+        .to_string()
 }
 
 /// The CLI built next to this test binary (`<target>/debug/docket`).

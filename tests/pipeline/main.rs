@@ -6,6 +6,7 @@ mod audit_digest;
 mod deploy;
 mod duplicates;
 mod exactly_once;
+mod forgery;
 mod happy;
 mod hostile;
 mod infra;

@@ -93,7 +93,7 @@ async fn a_canary_printed_in_a_document_appears_in_no_history_and_no_log() {
     let step_lines: Vec<serde_json::Value> = logs
         .iter()
         .filter(|(group, _)| {
-            ["-ocr", "-validate", "-route", "-review"]
+            ["-ocr", "-validate", "-route", "-review-callback"]
                 .iter()
                 .any(|f| group.ends_with(f))
         })

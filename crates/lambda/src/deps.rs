@@ -13,7 +13,7 @@ use docket_core::config::PipelineConfig;
 use docket_core::ports::{
     HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow,
 };
-use docket_core::review::identity::DEFAULT_ROLE_PREFIX;
+use docket_core::review::identity::Reviewers;
 use docket_core::steps::{Clock, Context, Layout};
 use docket_core::Error;
 
@@ -61,15 +61,12 @@ impl Extra for TextractOcr {
     }
 }
 
-/// What the review function has: its tasks, the callback to the waiting execution, and the
-/// role prefix that names a reviewer's tenant.
+/// What the review functions have: the tasks and the callback to the waiting execution.
 pub struct Review {
     /// The review tasks (`REVIEW_TABLE`).
     pub reviews: DynamoReviewStore,
     /// `SendTaskSuccess` / `SendTaskFailure`.
     pub callback: SfnCallback,
-    /// `REVIEWER_ROLE_PREFIX`, default `docket-reviewer-`.
-    pub role_prefix: String,
 }
 
 impl Extra for Review {
@@ -77,10 +74,17 @@ impl Extra for Review {
         Ok(Review {
             reviews: DynamoReviewStore::with_faults(sdk, env("REVIEW_TABLE")?, faults),
             callback: SfnCallback::with_faults(sdk, faults),
-            role_prefix: std::env::var("REVIEWER_ROLE_PREFIX")
-                .unwrap_or_else(|_| DEFAULT_ROLE_PREFIX.to_string()),
         })
     }
+}
+
+/// Who the review API takes for a reviewer: `REVIEWER_ROLE_PREFIX` and `REVIEWER_ACCOUNT_ID`
+/// (both set by the template; no default, so a misconfigured function refuses everyone).
+pub fn reviewers_from_env() -> Result<Reviewers, Error> {
+    Ok(Reviewers {
+        role_prefix: env("REVIEWER_ROLE_PREFIX")?,
+        account: env("REVIEWER_ACCOUNT_ID")?,
+    })
 }
 
 impl<X: Extra> Deps<X> {

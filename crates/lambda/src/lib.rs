@@ -9,7 +9,8 @@
 //!   [`deps::Extra`] what only some functions have (and only they need the configuration of).
 //! - [`events`]: S3's EventBridge "Object Created" detail; the other event types come from
 //!   `aws_lambda_events`.
-//! - [`handlers`]: one module per function; [`review_api`]: the review function's HTTP API.
+//! - [`handlers`]: one module per function (`review` is review-callback); [`review_api`]: the
+//!   review-api function, the HTTP API behind its function URL.
 //!
 //! # `recursion_limit` in every binary
 //!

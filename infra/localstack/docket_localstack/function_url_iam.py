@@ -33,6 +33,19 @@ and send and sign the request with the URL's own host, ``Host:
 <url-id>.lambda-url.<region>.localhost.localstack.cloud:<port>`` (the host of the ``FunctionUrl``
 that ``CreateFunctionUrlConfig`` returns, port included), service ``lambda``, the URL's region.
 
+URL-only functions: on AWS a function whose resource policy lets callers invoke it only with the
+condition ``lambda:InvokedViaFunctionUrl: true`` (``AWS::Lambda::Permission`` with
+``InvokedViaFunctionUrl: true``) refuses a direct ``lambda:Invoke`` from those callers with
+``AccessDeniedException`` (403), while its URL still invokes it. LocalStack drops that property
+(its CloudFormation provider passes only FunctionName, Action, Principal and SourceArn to
+AddPermission, and AddPermission ignores ``InvokedViaFunctionUrl`` and ``FunctionUrlAuthType``).
+This module puts the conditions AWS would write into the stored statement (so ``GetPolicy``
+shows them) and refuses a direct Invoke, InvokeAsync or InvokeWithResponseStream of any function
+that has such a statement. As LocalStack evaluates no identity policy, every direct caller is
+refused, as on AWS a caller whose only grant is that statement (a reviewer) is; on AWS a principal
+of the account whose *own* policy grants ``lambda:InvokeFunction`` on the function (an
+administrator) can still invoke it directly.
+
 How it hooks in: ``install()`` replaces ``urlrouter.event_for_lambda_url``, which
 ``FunctionUrlRouter.handle_lambda_url_invocation`` looks up at every call after it found the URL
 config and before it invokes the function. Patching the handler method itself would not work
@@ -250,6 +263,113 @@ def _answer_forbidden(
         response.update_from(forbidden_response())
 
 
+# URL-only functions (lambda:InvokedViaFunctionUrl)
+
+VIA_URL_KEY = "lambda:InvokedViaFunctionUrl"
+_DIRECT_INVOKES = ("Invoke", "InvokeAsync", "InvokeWithResponseStream")
+
+
+class DirectInvokeDenied(ServiceException):
+    """A direct Invoke of a function its resource policy lets be invoked only through its URL."""
+
+    code = "AccessDeniedException"
+    status_code = 403
+    sender_fault = True
+
+
+def url_conditions(properties: dict) -> dict:
+    """The conditions AWS writes into a permission's statement for these
+    ``AWS::Lambda::Permission`` properties (what LocalStack leaves out)."""
+    condition: dict = {}
+    if properties.get("FunctionUrlAuthType"):
+        condition["StringEquals"] = {
+            "lambda:FunctionUrlAuthType": properties["FunctionUrlAuthType"]
+        }
+    if str(properties.get("InvokedViaFunctionUrl", "")).lower() == "true":
+        condition["Bool"] = {VIA_URL_KEY: "true"}
+    return condition
+
+
+def is_url_only(statements: list[dict]) -> bool:
+    """Whether a function with these resource policy statements may be invoked only through its
+    URL: some statement grants InvokeFunction on ``lambda:InvokedViaFunctionUrl`` true."""
+    return any(
+        str(s.get("Condition", {}).get("Bool", {}).get(VIA_URL_KEY, "")).lower() == "true"
+        for s in statements
+    )
+
+
+def denial(caller_arn: str, function_arn: str) -> str:
+    """AWS's message for an Invoke no policy allows."""
+    return (
+        f"User: {caller_arn} is not authorized to perform: lambda:InvokeFunction on resource: "
+        f"{function_arn} because no resource-based policy allows the lambda:InvokeFunction action"
+    )
+
+
+def _function(account_id: str, region: str, name: str):
+    from localstack.services.lambda_.invocation.models import lambda_stores
+
+    return lambda_stores[account_id][region].functions.get(name)
+
+
+def _statements(fn) -> list[dict]:
+    return [s for policy in fn.permissions.values() for s in policy.policy.Statement]
+
+
+def _create_permission(original, self, request):
+    """LocalStack's ``AWS::Lambda::Permission`` create, then the URL conditions it dropped added
+    to the stored statement (the statement id is the resource's ``Id``)."""
+    event = original(self, request)
+    model = request.desired_state
+    condition = url_conditions(model)
+    if condition and model.get("Id"):
+        fn = _function(
+            request.account_id, request.region_name, function_name(model["FunctionName"])
+        )
+        for statement in _statements(fn) if fn else []:
+            if statement.get("Sid") == model["Id"]:
+                statement.setdefault("Condition", {}).update(condition)
+    return event
+
+
+def function_name(name_or_arn: str) -> str:
+    """The function name in a name or (qualified) function ARN."""
+    if name_or_arn.startswith("arn:"):
+        return name_or_arn.split(":")[6]
+    return name_or_arn
+
+
+def _refuse_direct_invoke_of_url_only(
+    chain: HandlerChain[RequestContext], context: RequestContext, response: ChainResponse
+) -> None:
+    if context.service is None or context.service.service_name != "lambda":
+        return
+    if context.operation is None or context.operation.name not in _DIRECT_INVOKES:
+        return
+    from localstack.services.lambda_ import api_utils
+
+    request = context.service_request or {}
+    try:
+        qualifier = request.get("Qualifier")
+        name, _ = api_utils.get_name_and_qualifier(
+            str(request.get("FunctionName", "")),
+            str(qualifier) if qualifier else None,
+            context,
+        )
+    except Exception:  # let the provider answer what it answers
+        return
+    fn = _function(context.account_id, context.region, name)
+    if fn is None or not is_url_only(_statements(fn)):
+        return
+    caller = f"arn:{context.partition}:iam::{context.account_id}:root"
+    function_arn = (
+        f"arn:{context.partition}:lambda:{context.region}:{context.account_id}:function:{name}"
+    )
+    LOG.info("direct %s of URL-only function %s refused", context.operation.name, name)
+    raise DirectInvokeDenied(denial(caller, function_arn))
+
+
 _installed = False
 
 
@@ -258,11 +378,19 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    from localstack.aws.handlers import serve_custom_exception_handlers
+    from localstack.aws.handlers import (
+        serve_custom_exception_handlers,
+        serve_custom_service_request_handlers,
+    )
     from localstack.services.lambda_ import urlrouter
+    from localstack.services.lambda_.resource_providers.aws_lambda_permission import (
+        LambdaPermissionProvider,
+    )
     from localstack.utils.patch import Patch
 
     Patch.function(urlrouter.event_for_lambda_url, _event_for_lambda_url).apply()
+    Patch.function(LambdaPermissionProvider.create, _create_permission).apply()
+    serve_custom_service_request_handlers.append(_refuse_direct_invoke_of_url_only)
     serve_custom_exception_handlers.append(_answer_forbidden)
     _installed = True
     LOG.info("docket: function URLs with AuthType AWS_IAM require SigV4 (signature not verified)")

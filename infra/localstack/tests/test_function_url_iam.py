@@ -13,10 +13,14 @@ from docket_localstack.function_url_iam import (
     FunctionUrlForbidden,
     SigV4Authorization,
     authorize,
+    denial,
     forbidden_response,
+    function_name,
     iam_authorizer,
+    is_url_only,
     parse_authorization,
     refusal,
+    url_conditions,
     url_region,
     with_iam_authorizer,
 )
@@ -250,6 +254,43 @@ class EventHook(unittest.TestCase):
             event["requestContext"]["authorizer"]["iam"]["userArn"],
             "arn:aws:iam::000000000000:root",
         )
+
+
+class UrlOnlyTest(unittest.TestCase):
+    """Functions a resource policy lets be invoked only through their URL."""
+
+    def test_the_permission_properties_become_the_conditions_aws_writes(self):
+        self.assertEqual(
+            url_conditions({"InvokedViaFunctionUrl": True, "Action": "lambda:InvokeFunction"}),
+            {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}},
+        )
+        self.assertEqual(
+            url_conditions({"FunctionUrlAuthType": "AWS_IAM", "InvokedViaFunctionUrl": "true"}),
+            {
+                "StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"},
+                "Bool": {"lambda:InvokedViaFunctionUrl": "true"},
+            },
+        )
+        self.assertEqual(url_conditions({"Action": "lambda:InvokeFunction"}), {})
+        self.assertEqual(url_conditions({"InvokedViaFunctionUrl": False}), {})
+
+    def test_a_function_is_url_only_when_a_statement_requires_the_url(self):
+        via_url = {"Sid": "a", "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}
+        url_auth = {
+            "Sid": "b",
+            "Condition": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}},
+        }
+        plain = {"Sid": "c", "Principal": {"Service": "states.amazonaws.com"}}
+        self.assertTrue(is_url_only([url_auth, via_url]))
+        self.assertFalse(is_url_only([url_auth, plain]))
+        self.assertFalse(is_url_only([]))
+
+    def test_names_and_the_denial_read_as_aws_writes_them(self):
+        arn = "arn:aws:lambda:us-east-1:000000000000:function:docket-dev-review-api"
+        self.assertEqual(function_name(arn), "docket-dev-review-api")
+        self.assertEqual(function_name(arn + ":live"), "docket-dev-review-api")
+        self.assertEqual(function_name("docket-dev-review-api"), "docket-dev-review-api")
+        self.assertIn("because no resource-based policy allows", denial("arn:aws:iam::1:root", arn))
 
 
 if __name__ == "__main__":

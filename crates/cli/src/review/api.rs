@@ -237,16 +237,19 @@ impl Api {
     }
 }
 
+/// One page of a list answer: its tasks, and the token of the next page when more follow.
 #[derive(Deserialize)]
-struct TaskList {
-    tasks: Vec<ReviewTask>,
+#[serde(rename_all = "camelCase")]
+pub(super) struct TaskPage {
+    pub(super) tasks: Vec<ReviewTask>,
+    #[serde(default)]
+    pub(super) next_token: Option<String>,
 }
 
-/// The tasks of a list answer.
-pub(super) fn tasks_of(answer: Value) -> anyhow::Result<Vec<ReviewTask>> {
-    let TaskList { tasks } = serde_json::from_value(answer)
-        .context("the review API's task list does not have the expected shape")?;
-    Ok(tasks)
+/// The page of a list answer.
+pub(super) fn page_of(answer: Value) -> anyhow::Result<TaskPage> {
+    serde_json::from_value(answer)
+        .context("the review API's task list does not have the expected shape")
 }
 
 #[derive(Deserialize)]
@@ -266,7 +269,20 @@ mod tests {
     use std::time::UNIX_EPOCH;
 
     use super::*;
-    use crate::review::fixtures::{url, TASK};
+    use crate::review::fixtures::{task_json, url, TASK};
+
+    #[test]
+    fn a_list_page_carries_the_next_token_when_more_follow() {
+        let more = page_of(serde_json::json!({"tasks": [task_json("pending")], "nextToken": TASK}))
+            .unwrap();
+        let last = page_of(serde_json::json!({"tasks": []})).unwrap();
+
+        assert_eq!(
+            (more.tasks.len(), more.next_token.as_deref()),
+            (1, Some(TASK))
+        );
+        assert_eq!((last.tasks.len(), last.next_token), (0, None));
+    }
 
     #[test]
     fn the_base_url_is_a_directory_with_or_without_its_trailing_slash() {

@@ -72,37 +72,59 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
     // Arguments are checked before any credentials are looked up or a request is sent.
     let request = request_for(&command)?;
     let api = Api::connect(stack.out("ReviewApiUrl")?).await?;
-    let url = api_url(&api.base, &request.path, &request.query)?;
-    let answer = match api.call(request.method, url, request.body.as_ref()).await? {
-        Ok(answer) => answer,
-        Err(refusal) => {
-            if output == Output::Json {
-                print(output, &refusal.json(), String::new);
-            }
-            bail!(refusal.explain(request.task.as_ref()));
-        }
-    };
     match command {
         Command::List { .. } => {
-            let tasks = api::tasks_of(answer)?;
+            // The API answers a page at a time: follow nextToken to the end.
+            let mut tasks = Vec::new();
+            let mut next: Option<String> = None;
+            loop {
+                let answer = send(&api, &request, next.take(), output).await?;
+                let page = api::page_of(answer)?;
+                tasks.extend(page.tasks);
+                match page.next_token {
+                    Some(token) => next = Some(token),
+                    None => break,
+                }
+            }
             print(output, &json!({ "tasks": tasks }), || {
                 render::list_text(&tasks)
             });
         }
         Command::Show { .. } => {
-            let task = api::task_of(answer)?;
+            let task = api::task_of(send(&api, &request, None, output).await?)?;
             print(output, &json!({ "task": task }), || {
                 render::show_text(&task)
             });
         }
         Command::Approve { .. } | Command::Reject { .. } => {
-            let task = api::task_of(answer)?;
+            let task = api::task_of(send(&api, &request, None, output).await?)?;
             print(output, &json!({ "task": task }), || {
                 render::decided_text(&task)
             });
         }
     }
     Ok(())
+}
+
+/// Sends `request` (with `nextToken` when given): the answer, or the refusal explained.
+async fn send(
+    api: &Api,
+    request: &ApiRequest,
+    next_token: Option<String>,
+    output: Output,
+) -> anyhow::Result<Value> {
+    let mut query = request.query.clone();
+    query.extend(next_token.map(|t| ("nextToken", t)));
+    let url = api_url(&api.base, &request.path, &query)?;
+    match api.call(request.method, url, request.body.as_ref()).await? {
+        Ok(answer) => Ok(answer),
+        Err(refusal) => {
+            if output == Output::Json {
+                print(output, &refusal.json(), String::new);
+            }
+            bail!(refusal.explain(request.task.as_ref()));
+        }
+    }
 }
 
 /// A request to the review API, before signing: method, path under the base URL, query, body.

@@ -190,12 +190,20 @@ impl ReviewDecision {
     }
 }
 
-/// Trimmed free text of at most [`MAX_TEXT_CHARS`].
+/// Trimmed free text of at most [`MAX_TEXT_CHARS`], without control characters other than line
+/// breaks and tabs: the text is shown in terminals and logs, where escape sequences would act.
 fn text(what: &str, s: &str) -> Result<String, Error> {
     let s = s.trim();
     if s.chars().count() > MAX_TEXT_CHARS {
         return Err(Error::BadInput(format!(
             "{what} is longer than {MAX_TEXT_CHARS} characters"
+        )));
+    }
+    if s.chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
+        return Err(Error::BadInput(format!(
+            "{what} contains control characters"
         )));
     }
     Ok(s.to_string())

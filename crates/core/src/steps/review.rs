@@ -46,9 +46,10 @@ pub struct Reviewed {
     pub fields: BTreeMap<FieldName, ReviewField>,
 }
 
-/// What a reviewer asks for.
+/// What a reviewer asks for. Unknown fields are refused: a misspelt `set` (say `corrections`)
+/// would otherwise approve without the corrections the reviewer meant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
+#[serde(tag = "verdict", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
     /// Approve, optionally correcting fields (`field name → value`).
     Approve {

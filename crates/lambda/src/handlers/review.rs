@@ -1,21 +1,24 @@
-//! review: the review-callback function.
+//! review-callback: the state machine's side of review.
 //!
-//! - Step Functions invokes it from the `waitForTaskToken` Task to open a review task
-//!   (`action: open`, with the token), and from the Task's timeout Catch to escalate it
-//!   (`action: escalate`).
-//! - Reviewers reach it through its function URL: [`crate::review_api`].
+//! Step Functions invokes it from the `waitForTaskToken` Task to open a review task
+//! (`action: open`, with the token), and from the Task's timeout Catch to escalate it
+//! (`action: escalate`). Nothing else may: on AWS only the state machine's role may invoke it
+//! (it has no resource policy and no other role is granted `lambda:InvokeFunction` on it), and
+//! a payload with any field the state machine does not send — a function URL request's
+//! `requestContext` for one — is refused as `Fatal.BadInput`. Reviewers have their own function,
+//! review-api ([`crate::review_api`]).
 //!
 //! See `docket_core::steps::review` for what each does.
 
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasCallback, HasReviews, HasStore};
+use docket_core::ports::{HasBlobs, HasReviews, HasStore};
 use docket_core::steps::{review, Context};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::deps::Review;
-use crate::{parse, review_api, run_step, Failure};
+use crate::{parse, run_step, Failure};
 
 /// What review runs on.
 pub type Deps = crate::Deps<Review>;
@@ -23,7 +26,7 @@ pub type Deps = crate::Deps<Review>;
 /// What the state machine sends (`OpenReview`, `Escalate`).
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
     /// Open (or find) the run's review task; the execution waits on `token`.
     Open {
@@ -47,20 +50,13 @@ pub enum Request {
     },
 }
 
-/// A function URL request goes to the review API (which answers every request, errors included,
-/// with an HTTP response); anything else is the state machine's. `role_prefix` names the
-/// reviewers' roles (see `docket_core::review::identity`).
+/// Opens or escalates a task for the state machine; any other payload is `Fatal.BadInput`.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore + HasReviews + HasCallback),
+    ports: &(impl HasBlobs + HasStore + HasReviews),
     ctx: &Context,
-    role_prefix: &str,
     payload: Value,
 ) -> Result<Value, Failure> {
-    if payload.get("requestContext").is_some() {
-        Ok(review_api::serve(ports, ctx, role_prefix, payload).await)
-    } else {
-        workflow(ports, ctx, parse(payload)?).await
-    }
+    workflow(ports, ctx, parse(payload)?).await
 }
 
 /// Opens or escalates the run's review task.

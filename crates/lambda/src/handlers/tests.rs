@@ -8,14 +8,14 @@ use docket_core::config::PipelineConfig;
 use docket_core::memory::MemoryPorts;
 use docket_core::ocr::OcrDocument;
 use docket_core::ports::OcrPoll;
-use docket_core::review::identity::DEFAULT_ROLE_PREFIX;
+use docket_core::review::identity::{Reviewers, DEFAULT_ROLE_PREFIX};
 use docket_core::steps::{Clock, Context, Layout};
 use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
 use time::macros::datetime;
 
 use super::{ingest, ocr, review, route, validate};
-use crate::{parse, Failure};
+use crate::{parse, review_api, Failure};
 
 const ASL: &str = include_str!("../../../../statemachines/document-pipeline.asl.json");
 const UPLOAD: &str = include_str!("../../../../tests/fixtures/s3-object-created.json");
@@ -170,8 +170,18 @@ impl World {
         answer
     }
 
+    /// review-callback, as the state machine invokes it.
     async fn review(&self, payload: Value) -> Result<Value, Failure> {
-        review::handle(&self.ports, &self.ctx, DEFAULT_ROLE_PREFIX, payload).await
+        review::handle(&self.ports, &self.ctx, payload).await
+    }
+
+    /// review-api, as its function URL invokes it (the fixture's account is the stack's).
+    async fn review_api(&self, payload: Value) -> Result<Value, Failure> {
+        let reviewers = Reviewers {
+            role_prefix: DEFAULT_ROLE_PREFIX.into(),
+            account: "111122223333".into(),
+        };
+        review_api::handle(&self.ports, &self.ctx, &reviewers, payload).await
     }
 
     /// A function URL request of `caller` (an IAM ARN; `None` for an unsigned one), with the
@@ -183,16 +193,35 @@ impl World {
         path: &str,
         body: Value,
     ) -> (u64, Value) {
+        self.api_raw(caller, method, path, body.to_string()).await
+    }
+
+    /// [`Self::api`] with the body as sent (path may carry a query string after `?`).
+    async fn api_raw(
+        &self,
+        caller: Option<&str>,
+        method: &str,
+        path: &str,
+        body: String,
+    ) -> (u64, Value) {
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let mut request: Value = serde_json::from_str(API_REQUEST).unwrap();
         request["requestContext"]["http"]["method"] = method.into();
         request["rawPath"] = path.into();
-        request["body"] = body.to_string().into();
+        request["rawQueryString"] = query.into();
+        let params: serde_json::Map<String, Value> = query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        request["queryStringParameters"] = params.into();
+        request["body"] = body.into();
         match caller {
             Some(arn) => request["requestContext"]["authorizer"]["iam"]["userArn"] = arn.into(),
             None => request["requestContext"]["authorizer"] = Value::Null,
         }
         let answer = self
-            .review(request)
+            .review_api(request)
             .await
             .expect("the API answers every request");
         let body = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
@@ -324,4 +353,132 @@ fn a_payload_that_does_not_parse_is_reported_as_fatal_bad_input() {
     let error = Failure::from(parse::<route::Request>(unknown).unwrap_err());
 
     assert_eq!(Diagnostic::from(error).error_type, "Fatal.BadInput");
+}
+
+#[tokio::test]
+async fn each_review_function_refuses_the_others_payloads() {
+    let w = world();
+    let (state, task_id) = w.awaiting_review("inbox/acme/split.png").await;
+    let open = payload("OpenReview", &state);
+    // A function URL request as anyone could hand-craft it for a direct Invoke.
+    let mut forged: Value = serde_json::from_str(API_REQUEST).unwrap();
+    forged["rawPath"] = format!("/tasks/{task_id}/decision").into();
+
+    let api_given_open = w.review_api(open).await.unwrap_err();
+    let callback_given_url = w.review(forged.clone()).await.unwrap_err();
+    forged["action"] = "escalate".into();
+    forged["run"] = state["run"].clone();
+    let callback_given_both = w.review(forged).await.unwrap_err();
+
+    for e in [&api_given_open, &callback_given_url, &callback_given_both] {
+        assert_eq!(e.0.name(), "Fatal.BadInput", "{e:?}");
+    }
+    assert!(w.ports.callback.calls.lock().unwrap().is_empty());
+    let (_, shown) = w
+        .api(
+            Some(ALICE),
+            "GET",
+            &format!("/tasks/{task_id}"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(shown["task"]["status"], "pending", "{shown}");
+}
+
+#[tokio::test]
+async fn a_decision_body_is_strict_bounded_and_plain_text() {
+    let w = world();
+    let (_, task_id) = w.awaiting_review("inbox/acme/strict.png").await;
+    let path = format!("/tasks/{task_id}/decision");
+
+    let misspelt = json!({"verdict": "approve", "corrections": {"total_amount": "99.00"}});
+    let (unknown, unknown_body) = w.api(Some(ALICE), "POST", &path, misspelt).await;
+    let escape = json!({"verdict": "reject", "reason": "fine\u{1b}]0;pwned\u{7}"});
+    let (control, _) = w.api(Some(ALICE), "POST", &path, escape).await;
+    let huge = json!({"verdict": "reject", "reason": "x".repeat(super::super::review_api::MAX_BODY_BYTES)});
+    let (too_large, _) = w.api(Some(ALICE), "POST", &path, huge).await;
+    let (bogus, bogus_body) = w
+        .api(Some(ALICE), "GET", "/tasks?status=bogus", json!(null))
+        .await;
+
+    assert_eq!(unknown, 400, "{unknown_body}");
+    assert!(unknown_body["message"]
+        .as_str()
+        .unwrap()
+        .contains("corrections"));
+    assert_eq!(control, 400);
+    assert_eq!(too_large, 413);
+    assert_eq!(bogus, 400, "{bogus_body}");
+    assert!(
+        w.ports.callback.calls.lock().unwrap().is_empty(),
+        "nothing was decided"
+    );
+}
+
+#[tokio::test]
+async fn the_task_list_pages_with_a_next_token() {
+    let w = world();
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(
+            w.awaiting_review(&format!("inbox/acme/page-{n}.png"))
+                .await
+                .1,
+        );
+    }
+    let (_, all) = w.api(Some(ALICE), "GET", "/tasks", json!(null)).await;
+    let all: Vec<String> = all["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["taskId"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(all.len(), 3, "the data paged through is there");
+
+    let mut seen = Vec::new();
+    let mut path = "/tasks?limit=2".to_string();
+    loop {
+        let (status, page) = w.api_raw(Some(ALICE), "GET", &path, String::new()).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page["tasks"].as_array().unwrap().len() <= 2);
+        seen.extend(
+            page["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["taskId"].as_str().unwrap().to_string()),
+        );
+        match page["nextToken"].as_str() {
+            Some(next) => path = format!("/tasks?limit=2&nextToken={next}"),
+            None => break,
+        }
+    }
+    let (bad_limit, _) = w
+        .api_raw(Some(ALICE), "GET", "/tasks?limit=0", String::new())
+        .await;
+
+    assert_eq!(seen, all);
+    assert_eq!(bad_limit, 400);
+}
+
+#[tokio::test]
+async fn a_reviewer_role_of_another_account_is_refused() {
+    let w = world();
+    let (_, task_id) = w.awaiting_review("inbox/acme/foreign.png").await;
+    let foreign = "arn:aws:sts::999999999999:assumed-role/docket-reviewer-acme/alice";
+
+    let (status, body) = w
+        .api(
+            Some(foreign),
+            "GET",
+            &format!("/tasks/{task_id}"),
+            json!(null),
+        )
+        .await;
+
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("account"),
+        "{body}"
+    );
 }

@@ -1,43 +1,81 @@
-//! The review API behind the review function's URL (`AuthType: AWS_IAM`): `GET /tasks`,
-//! `GET /tasks/{id}`, `POST /tasks/{id}/decision`.
+//! The review-api function: the review API behind its function URL (`AuthType: AWS_IAM`),
+//! `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}/decision`.
+//!
+//! It serves function URL requests only: anything else (the state machine's `open` /
+//! `escalate`, a hand-made event) is refused as `Fatal.BadInput` before any port is touched.
+//! That the request really came through the URL is the function's resource policy's job (on AWS
+//! reviewers may invoke it only with `lambda:InvokedViaFunctionUrl`; locally the function URL
+//! emulation refuses a direct Invoke of it): an event's content cannot prove where it came from.
 //!
 //! Who the caller is and which tenant they act for comes from the authenticated caller
-//! (`requestContext.authorizer.iam.userArn`, the assumed `docket-reviewer-<tenant>` role), never
-//! from the request. The token is never returned, logged or put in an error. Every answer is an
-//! HTTP response, errors included: a taxonomy error is its name and message with a status
-//! ([`status_of`]).
+//! (`requestContext.authorizer.iam`: an assumed `<prefix><tenant>` role of the stack's account,
+//! see `docket_core::review::identity`), never from the request. The token is never returned,
+//! logged or put in an error. Every answer is an HTTP response, errors included: a client's
+//! error is its name and message with a status ([`status_of`]); any other (a dependency failing,
+//! an internal error) is its name and a generic message, the detail only in the log.
 
 mod tasks;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::{ErrorKind, Family};
 use docket_core::ports::{HasCallback, HasReviews, HasStore};
-use docket_core::review::identity::reviewer_from_principal;
+use docket_core::review::identity::Reviewers;
 use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-/// Serves one function URL request (payload format 2.0).
-pub async fn serve(
+use crate::Failure;
+
+/// The largest request body accepted (after base64 decoding), in bytes: a decision is a few
+/// hundred; anything near this is not one. Larger bodies answer 413.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// Serves one invocation: a function URL request (payload format 2.0) gets its HTTP answer; any
+/// other payload is refused as `Fatal.BadInput`.
+pub async fn handle(
     ports: &(impl HasStore + HasReviews + HasCallback),
     ctx: &Context,
-    role_prefix: &str,
+    reviewers: &Reviewers,
+    payload: Value,
+) -> Result<Value, Failure> {
+    if !is_function_url_request(&payload) {
+        return Err(Failure(Error::BadInput(
+            "review-api serves function URL requests only".into(),
+        )));
+    }
+    Ok(serve(ports, ctx, reviewers, payload).await)
+}
+
+/// Whether `payload` has the shape of a function URL event (payload format 2.0): the version,
+/// the HTTP method and path, and no `action` (what the state machine sends).
+fn is_function_url_request(payload: &Value) -> bool {
+    payload["version"] == "2.0"
+        && payload["rawPath"].is_string()
+        && payload["requestContext"]["http"]["method"].is_string()
+        && payload.get("action").is_none()
+}
+
+/// Serves one function URL request.
+async fn serve(
+    ports: &(impl HasStore + HasReviews + HasCallback),
+    ctx: &Context,
+    reviewers: &Reviewers,
     payload: Value,
 ) -> Value {
     let request: LambdaFunctionUrlRequest = match serde_json::from_value(payload) {
         Ok(r) => r,
         Err(_) => return failed(&Error::BadInput("not a function URL request".into()), None),
     };
-    let caller = request
+    let iam = request
         .request_context
         .authorizer
         .as_ref()
-        .and_then(|a| a.iam.as_ref())
-        .and_then(|iam| iam.user_arn.as_deref());
-    let Some(caller) = caller else {
+        .and_then(|a| a.iam.as_ref());
+    let caller = iam.and_then(|iam| Some((iam.user_arn.as_deref()?, iam.account_id.as_deref()?)));
+    let Some((caller, account)) = caller else {
         return forbidden("unauthenticated caller");
     };
-    let reviewer = match reviewer_from_principal(caller, role_prefix) {
+    let reviewer = match reviewers.reviewer(caller, account) {
         Ok(r) => r,
         Err(e) => return forbidden(&e.to_string()),
     };
@@ -91,13 +129,22 @@ fn status_of(e: &Error) -> u16 {
     }
 }
 
-/// The error's answer, with the task as recorded when there is one to show.
+/// The error's answer, with the task as recorded when there is one to show. A client error (4xx)
+/// carries its message (ours, naming what to fix); a server error only its name and a generic
+/// message, since its message may quote a dependency (an SDK error, a table name).
 fn failed(e: &Error, task: Option<Value>) -> Value {
-    let mut body = json!({"error": e.name(), "message": e.to_string()});
+    let status = status_of(e);
+    let message = if status < 500 {
+        e.to_string()
+    } else {
+        tracing::error!(error = e.name(), detail = %e, "review API request failed");
+        "the review service could not answer; try again later".to_string()
+    };
+    let mut body = json!({"error": e.name(), "message": message});
     if let Some(task) = task {
         body["task"] = task;
     }
-    respond(status_of(e), body)
+    respond(status, body)
 }
 
 #[cfg(test)]
@@ -112,5 +159,37 @@ mod tests {
         assert_eq!(status_of(&Error::BadInput("x".into())), 400);
         assert_eq!(status_of(&Error::Dependency("x".into())), 503);
         assert_eq!(status_of(&Error::Internal("x".into())), 500);
+    }
+
+    #[test]
+    fn a_server_error_answers_its_name_but_not_its_detail() {
+        let sdk = Error::Dependency("ResourceNotFoundException: table docket-dev-reviews".into());
+
+        let answer = failed(&sdk, None);
+
+        let body: Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+        assert_eq!(answer["statusCode"], 503);
+        assert_eq!(body["error"], sdk.name());
+        assert!(!body.to_string().contains("ResourceNotFound"), "{body}");
+        assert!(!body.to_string().contains("docket-dev-reviews"), "{body}");
+    }
+
+    #[test]
+    fn only_function_url_events_are_requests() {
+        let url: Value = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/function-url-review-decision.json"
+        ))
+        .unwrap();
+        let open = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/sfn-review-open.json"
+        ))
+        .unwrap();
+        let mut smuggled = url.clone();
+        smuggled["action"] = "open".into();
+
+        assert!(is_function_url_request(&url));
+        assert!(!is_function_url_request(&open));
+        assert!(!is_function_url_request(&smuggled));
+        assert!(!is_function_url_request(&json!({"requestContext": {}})));
     }
 }

@@ -6,16 +6,21 @@ use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::ErrorKind;
 use docket_core::model::step::Step;
 use docket_core::ports::{HasCallback, HasReviews, HasStore, ReviewStore};
-use docket_core::review::{self, ReviewStatus, Reviewer, TaskId};
+use docket_core::review::{self, ReviewStatus, ReviewTask, Reviewer, TaskId};
 use docket_core::steps::review as step;
 use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-use super::{failed, respond};
+use super::{failed, respond, MAX_BODY_BYTES};
 use crate::{span, traced, Failure};
 
-/// `GET /tasks[?status=…]`: the reviewer's tenant's tasks.
+/// The most tasks one `GET /tasks` answers, and how many without `limit`.
+pub const MAX_PAGE: usize = 100;
+
+/// `GET /tasks[?status=…][&limit=n][&nextToken=…]`: the reviewer's tenant's tasks, oldest first,
+/// a page at a time. `nextToken` (in the answer when more follow) is the last task id of the
+/// page, opaque to callers; the next page starts after it.
 pub(super) async fn list(
     ports: &impl HasReviews,
     reviewer: &Reviewer,
@@ -28,17 +33,82 @@ pub(super) async fn list(
         let e = Error::ReviewNotFound(format!("no tasks visible for tenant {}", query["tenant"]));
         return failed(&e, None);
     }
-    let status = match query
-        .get("status")
-        .map(|s| ReviewStatus::parse(s))
-        .transpose()
-    {
-        Ok(s) => s,
+    let page = match Page::of(query) {
+        Ok(p) => p,
         Err(e) => return failed(&e, None),
     };
-    match ports.reviews().list(Some(&reviewer.tenant), status).await {
-        Ok(tasks) => respond(200, json!({"tasks": tasks})),
+    match ports
+        .reviews()
+        .list(Some(&reviewer.tenant), page.status)
+        .await
+    {
+        Ok(tasks) => {
+            let (tasks, next) = page.cut(tasks);
+            let mut body = json!({"tasks": tasks});
+            if let Some(next) = next {
+                body["nextToken"] = next.into();
+            }
+            respond(200, body)
+        }
         Err(e) => failed(&e, None),
+    }
+}
+
+/// A page request of `GET /tasks`.
+#[derive(Debug)]
+struct Page {
+    status: Option<ReviewStatus>,
+    limit: usize,
+    after: Option<TaskId>,
+}
+
+impl Page {
+    /// From the query string; a bad value is `Fatal.BadInput` (a 400), never a server error.
+    fn of(query: &HashMap<String, String>) -> Result<Page, Error> {
+        let status = query
+            .get("status")
+            .map(|s| {
+                ReviewStatus::parse(s).map_err(|_| {
+                    let known: Vec<&str> = ReviewStatus::ALL.iter().map(|s| s.as_str()).collect();
+                    Error::BadInput(format!("status is one of {}", known.join(", ")))
+                })
+            })
+            .transpose()?;
+        let limit = match query.get("limit") {
+            None => MAX_PAGE,
+            Some(n) => n
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_PAGE).contains(n))
+                .ok_or_else(|| Error::BadInput(format!("limit is 1 to {MAX_PAGE}")))?,
+        };
+        let after = query
+            .get("nextToken")
+            .map(|t| TaskId::parse(t).map_err(|_| Error::BadInput("nextToken is not valid".into())))
+            .transpose()?;
+        Ok(Page {
+            status,
+            limit,
+            after,
+        })
+    }
+
+    /// This page of `tasks` (oldest first) and the token of the next, if more follow.
+    fn cut(&self, tasks: Vec<ReviewTask>) -> (Vec<ReviewTask>, Option<String>) {
+        let start = match &self.after {
+            Some(after) => tasks
+                .iter()
+                .position(|t| &t.task_id == after)
+                .map_or(tasks.len(), |i| i + 1),
+            None => 0,
+        };
+        let rest: Vec<ReviewTask> = tasks.into_iter().skip(start).collect();
+        let more = rest.len() > self.limit;
+        let page: Vec<ReviewTask> = rest.into_iter().take(self.limit).collect();
+        let next = more
+            .then(|| page.last().map(|t| t.task_id.to_string()))
+            .flatten();
+        (page, next)
     }
 }
 
@@ -67,6 +137,10 @@ pub(super) async fn decide(
         Err(e) => return failed(&e, None),
     };
     let body = match body_of(request) {
+        Ok(b) if b.len() > MAX_BODY_BYTES => {
+            let message = format!("the body is larger than {MAX_BODY_BYTES} bytes");
+            return respond(413, json!({"error": "Fatal.BadInput", "message": message}));
+        }
         Ok(b) => b,
         Err(e) => return failed(&e, None),
     };

@@ -244,3 +244,54 @@ fn a_rejection_needs_a_reason_and_free_text_is_bounded() {
         Verdict::Approve { comment: None, .. }
     ));
 }
+
+#[test]
+fn free_text_with_control_characters_is_refused_but_line_breaks_are_kept() {
+    let task = pending_task("acme", "a.pdf");
+    let alice = reviewer("alice", "acme");
+    let now = instant(T0);
+
+    let escape = ReviewDecision::reject(&alice, "ok\u{1b}[2Jwiped", now).unwrap_err();
+    let nul = ReviewDecision::approve(
+        &task,
+        &alice,
+        &BTreeMap::new(),
+        Some("a\0b"),
+        &config(),
+        now,
+    )
+    .unwrap_err();
+    let lines = ReviewDecision::reject(&alice, "line one\n\tline two", now).unwrap();
+
+    assert_eq!(escape.name(), "Fatal.BadInput");
+    assert!(
+        escape.to_string().contains("control characters"),
+        "{escape}"
+    );
+    assert_eq!(nul.name(), "Fatal.BadInput");
+    assert!(
+        matches!(lines.verdict, Verdict::Reject { reason } if reason == "line one\n\tline two")
+    );
+}
+
+#[test]
+fn a_decision_body_with_an_unknown_field_is_refused() {
+    use crate::steps::review::Request;
+
+    let misspelt = serde_json::from_value::<Request>(json!({
+        "verdict": "approve", "corrections": {"total_amount": "1.00"}
+    }))
+    .unwrap_err();
+    let extra = serde_json::from_value::<Request>(json!({
+        "verdict": "reject", "reason": "dup", "reviewer": "mallory"
+    }))
+    .unwrap_err();
+    let good = serde_json::from_value::<Request>(json!({
+        "verdict": "approve", "set": {"total_amount": "1.00"}
+    }))
+    .unwrap();
+
+    assert!(misspelt.to_string().contains("corrections"), "{misspelt}");
+    assert!(extra.to_string().contains("reviewer"), "{extra}");
+    assert!(matches!(good, Request::Approve { set, .. } if set.len() == 1));
+}

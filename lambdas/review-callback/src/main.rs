@@ -1,5 +1,5 @@
-//! review: review tasks for the state machine, and the review API behind the function URL.
-//! See `docket_lambda::handlers::review`.
+//! review-callback: opens and escalates review tasks for the state machine (only its role may
+//! invoke this function). See `docket_lambda::handlers::review`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc
 
@@ -10,5 +10,5 @@ use docket_lambda::{init_tracing, serve};
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    serve(|payload| handle(&deps, &deps.ctx, &deps.extra.role_prefix, payload)).await
+    serve(|payload| handle(&deps, &deps.ctx, payload)).await
 }
