@@ -2,7 +2,7 @@
 # Builds the Lambda zips into dist/lambda/<name>.zip (ingest, ocr, validate, route, review-callback, review-api), each holding
 # one executable `bootstrap`.
 #
-#   scripts/package.sh [--target local|aws] [--stand-in]
+#   scripts/package.sh [--target local|aws] [--stand-in] [--print-selection]
 #
 #   --target local  (default) cargo build for this host (debug profile; PROFILE=release for
 #                   release), for LocalStack, whose Lambda executor runs `bootstrap` as a process
@@ -10,6 +10,12 @@
 #                   its zig come from PyPI into the project venv on first use)
 #   --stand-in      package the test function (tests/testfn, docket-testfn) as all four
 #                   functions: lets the infrastructure be deployed before the real lambdas build
+#   --print-selection  print the cargo package and feature arguments of the chosen target's
+#                   build, one a line, and exit (tests/lint checks the AWS build's features)
+#
+# Fault injection (docket-aws feature `fault-injection`) is built into the local zips only. The
+# AWS build selects just the Lambda packages, so no feature of the test crate (which enables it)
+# is unified in, and its binaries have no injector.
 #
 # Environment: CARGO_TARGET_DIR (honoured; the Makefile exports it), PROFILE (dev|release, local
 # only), DOCKET_VENV (.venv). Zips are reproducible (fixed mtime, no extra attributes), so an
@@ -21,9 +27,10 @@ cd "$root"
 venv=${DOCKET_VENV:-$root/.venv}
 target=local
 standin=""
+print_selection=""
 source "$root/scripts/functions.sh"
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 say() { printf 'package: %s\n' "$*" >&2; }
 
 while [ $# -gt 0 ]; do
@@ -31,11 +38,25 @@ while [ $# -gt 0 ]; do
     --target) target=${2:?--target needs local or aws}; shift 2 ;;
     --target=*) target=${1#--target=}; shift ;;
     --stand-in) standin=yes; shift ;;
+    --print-selection) print_selection=yes; shift ;;
     -h|--help) usage; exit 0 ;;
     *) say "unknown argument: $1"; usage >&2; exit 2 ;;
   esac
 done
 case "$target" in local|aws) ;; *) say "--target must be local or aws, not $target"; exit 2 ;; esac
+
+# selection: what each build selects. Local: the whole workspace's binaries (so what `cargo test`
+# already built is reused: building only the Lambda packages resolves other features of the SDK
+# crates and rebuilds them) with fault injection. AWS: only the Lambda packages, no injection.
+selection() {
+  local f
+  if [ "$target" = local ]; then
+    printf '%s\n' --workspace --bins --features docket-aws/fault-injection
+  else
+    for f in "${functions[@]}"; do printf '%s\n' -p "docket-$f"; done
+  fi
+}
+if [ -n "$print_selection" ]; then selection; exit 0; fi
 
 out=$root/dist/lambda
 mkdir -p "$out"
@@ -73,13 +94,11 @@ package_local() {
     for f in "${functions[@]}"; do zip_bootstrap "$target_dir/$dir/bootstrap" "$out/$f.zip"; done
     return
   fi
-  local packages=()
+  local packages=() args
   for f in "${functions[@]}"; do packages+=(-p "docket-$f"); done
-  say "building ${packages[*]} ($dir) for $(uname -m) into $target_dir"
-  # --workspace --bins: the features the workspace build resolves, so what `cargo test` already
-  # built is reused (building only the Lambda packages resolves other features of the SDK
-  # crates and rebuilds them).
-  cargo build "${flag[@]}" --workspace --bins
+  mapfile -t args < <(selection)
+  say "building ${packages[*]} ($dir, ${args[*]}) for $(uname -m) into $target_dir"
+  cargo build "${flag[@]}" "${args[@]}"
   for f in "${functions[@]}"; do zip_bootstrap "$target_dir/$dir/$f" "$out/$f.zip"; done
 }
 
@@ -106,7 +125,8 @@ package_aws() {
   if [ -n "$standin" ]; then
     packages=(-p docket-testfn); bins=(bootstrap)
   else
-    for f in "${functions[@]}"; do packages+=(-p "docket-$f"); bins+=("$f"); done
+    mapfile -t packages < <(selection)
+    for f in "${functions[@]}"; do bins+=("$f"); done
   fi
   say "cargo lambda build --release --arm64 ${packages[*]}"
   "$cl" lambda build --release --arm64 --output-format zip --lambda-dir "$stage/cl" "${packages[@]}"

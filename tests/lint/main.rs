@@ -3,6 +3,7 @@
 //! ValidateStateMachineDefinition is checked in the pipeline tests).
 
 mod modules;
+mod packaging;
 mod template;
 
 use std::path::PathBuf;

@@ -1,20 +1,25 @@
 //! Fault injection in the Rust SDK clients (`docket_aws::faults`), against LocalStack: a fault
-//! before sending leaves nothing behind; a lost acknowledgement leaves the effect committed and the
-//! caller with an ambiguous error; the n-th-call trigger fires once; no config, no faults.
+//! before sending leaves nothing behind; a lost acknowledgement (an unreadable answer, a timeout,
+//! or a connection broken after sending) leaves the effect committed and the caller with an
+//! ambiguous error, which `steps::record` reconciles; the n-th-call trigger fires once; no config,
+//! no faults.
 
 use std::collections::BTreeMap;
 
 use aws_config::SdkConfig;
-use aws_sdk_dynamodb::types::KeyType;
+use aws_sdk_dynamodb::types::{AttributeDefinition, KeyType, ScalarAttributeType};
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::errors::{classify, classify_effect};
 use docket_aws::faults::{Faults, Rule, Surface};
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::audit::AuditDraft;
+use docket_core::config::PipelineConfig;
+use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{Change, RunRecord, RunStatus, Store};
+use docket_core::steps::{self, Clock, Context, Layout};
 use docket_core::Error;
 use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
@@ -394,4 +399,154 @@ async fn fail_before_send_speaks_each_json_protocol() {
         Error::Dependency(_)
     ));
     assert_eq!(faults.injected(), 3, "{:?}", faults.counts());
+}
+
+#[tokio::test]
+async fn lose_response_as_dispatch_failure_is_outcome_unknown_and_the_object_exists() {
+    let config = util::aws().await;
+    let bucket = resource::bucket(&config, "faults").await;
+    let faults = Faults::builder()
+        .rule(Rule::lose_response("s3", "PutObject").surface(Surface::DispatchFailure))
+        .build();
+
+    // One attempt: the broken connection reaches the caller, after the request was sent.
+    let err = put(&s3_with(&config, &faults, 1), &bucket, "reset.txt")
+        .await
+        .unwrap_err();
+    let SdkError::DispatchFailure(failure) = &err else {
+        panic!("not a dispatch failure: {err:?}")
+    };
+    assert!(failure.is_io(), "{err:?}");
+    assert!(!docket_aws::errors::never_sent(failure), "{err:?}");
+    assert_eq!((faults.seen_by(0), faults.injected()), (1, 1));
+    assert!(exists(&config, &bucket, "reset.txt").await);
+    let effect = classify_effect("s3 PutObject", err);
+    assert_eq!(effect.name(), "Ambiguous.OutcomeUnknown", "{effect}");
+
+    // The SDK retries a broken connection as it would a real reset: the caller sees success.
+    let faults = Faults::builder()
+        .rule(
+            Rule::lose_response("s3", "PutObject")
+                .surface(Surface::DispatchFailure)
+                .nth(1),
+        )
+        .build();
+    put(&s3_with(&config, &faults, 3), &bucket, "reset-retried.txt")
+        .await
+        .expect("the SDK's retry succeeds");
+    assert_eq!((faults.seen_by(0), faults.injected()), (2, 1));
+}
+
+fn number_attribute(name: &str) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::N)
+        .build()
+        .unwrap()
+}
+
+/// Fresh runs, audit and checkpoints tables (the deployed schemas), as `Tables`.
+async fn audit_tables(config: &SdkConfig) -> (Tables, Vec<Resource>) {
+    let client = aws_sdk_dynamodb::Client::new(config);
+    let runs = runs_table(config).await;
+    let audit = resource::table(&client, "faults-audit", |table| {
+        table
+            .attribute_definitions(string_attribute("documentId"))
+            .attribute_definitions(number_attribute("seq"))
+            .key_schema(key("documentId", KeyType::Hash))
+            .key_schema(key("seq", KeyType::Range))
+    })
+    .await;
+    let checkpoints = resource::table(&client, "faults-checkpoints", |table| {
+        table
+            .attribute_definitions(string_attribute("documentId"))
+            .key_schema(key("documentId", KeyType::Hash))
+    })
+    .await;
+    let tables = Tables {
+        runs: runs.to_string(),
+        documents: "unused".into(),
+        audit: audit.to_string(),
+        checkpoints: checkpoints.to_string(),
+        ledger: "unused".into(),
+    };
+    (tables, vec![runs, audit, checkpoints])
+}
+
+/// A store whose client makes one attempt per call (so the caller sees what the wire did) and
+/// whose first TransactWriteItems loses its answer to a connection broken after sending.
+async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (DynamoStore, Faults) {
+    let one = config
+        .to_builder()
+        .retry_config(RetryConfig::standard().with_max_attempts(1))
+        .build();
+    let faults = Faults::builder()
+        .rule(
+            Rule::lose_response("dynamodb", "TransactWriteItems")
+                .surface(Surface::DispatchFailure)
+                .nth(1),
+        )
+        .build();
+    (
+        DynamoStore::with_faults(&one, tables.clone(), &faults),
+        faults,
+    )
+}
+
+fn context() -> Context {
+    Context {
+        layout: Layout {
+            raw_bucket: "unused".into(),
+            normalized_bucket: "unused".into(),
+            derived_bucket: "unused".into(),
+        },
+        config: PipelineConfig::builtin(),
+        actor: "docket/test".into(),
+        clock: Clock::System,
+    }
+}
+
+#[tokio::test]
+async fn a_commit_whose_connection_breaks_after_sending_is_outcome_unknown_and_reconciled() {
+    let config = util::aws().await;
+    let (tables, _tables) = audit_tables(&config).await;
+
+    // The commit lands; the caller learns only that it may have.
+    let (store, faults) = store_dropping_first_commit(&config, &tables).await;
+    let run = run_record();
+    let err = store
+        .commit(vec![Change::CreateRun(run.clone())])
+        .await
+        .expect_err("the connection broke");
+    assert_eq!(err.name(), "Ambiguous.OutcomeUnknown", "{err}");
+    assert_eq!((faults.seen_by(0), faults.injected()), (1, 1));
+    assert!(store.run(&run.run_id).await.unwrap().is_some(), "committed");
+
+    // A step's audited write under the same fault: steps::record sees OutcomeUnknown, finds its
+    // own entry at the chain's head and reports success without writing again.
+    let (store, faults) = store_dropping_first_commit(&config, &tables).await;
+    let document = run.document_id.clone();
+    let mut draft = AuditDraft::new("docket/test", "document.accepted", Some(&run.run_id));
+    draft.operation_id = Some(OperationId::new(&run.run_id, "ingest", None));
+    let entry = steps::record(&store, &context(), &document, vec![], draft.clone())
+        .await
+        .unwrap()
+        .expect("not refused");
+    assert_eq!(
+        (faults.seen_by(0), faults.injected()),
+        (1, 1),
+        "one TransactWriteItems at the wire"
+    );
+    let chain = store.audit_entries(&document).await.unwrap();
+    assert_eq!(chain.len(), 1, "{chain:?}");
+    assert_eq!(chain[0].hash, entry.hash);
+
+    // The step retried (as Step Functions would after Ambiguous.OutcomeUnknown) writes nothing.
+    let clean = DynamoStore::new(&config, tables.clone());
+    let again = steps::record(&clean, &context(), &document, vec![], draft)
+        .await
+        .unwrap()
+        .expect("not refused");
+    assert_eq!(again.hash, entry.hash);
+    assert_eq!(clean.audit_entries(&document).await.unwrap().len(), 1);
 }

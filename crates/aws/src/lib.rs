@@ -7,6 +7,12 @@ mod capture;
 pub mod digest;
 pub mod dynamodb;
 pub mod errors;
+// Fault injection exists only with the `fault-injection` feature (tests, local packaging); the
+// AWS build gets the stand-in that injects nothing and refuses DOCKET_FAULT_INJECTION=1.
+#[cfg(feature = "fault-injection")]
+pub mod faults;
+#[cfg(not(feature = "fault-injection"))]
+#[path = "faults/off.rs"]
 pub mod faults;
 mod item;
 pub mod ledger;
@@ -40,7 +46,8 @@ pub fn env(name: &str) -> Result<String, docket_core::Error> {
 }
 
 /// The faults this process injects into its SDK clients: none unless `DOCKET_FAULT_INJECTION=1`,
-/// then the rules in `DOCKET_FAULTS` (see [`faults`]). Read once; every caller gets a clone of
+/// then the rules in `DOCKET_FAULTS` (see [`faults`]); without the `fault-injection` feature,
+/// `DOCKET_FAULT_INJECTION=1` is an error. Read once; every caller gets a clone of
 /// the same value, so "the n-th call" counts across all clients of the process.
 pub fn configured_faults() -> Result<Faults, docket_core::Error> {
     static CONFIGURED: OnceLock<Result<Faults, String>> = OnceLock::new();

@@ -19,6 +19,7 @@ use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::orchestrator::{
     HttpRequest, HttpResponse, Metadata, OrchestratorError,
 };
+use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::{
     RuntimeComponents, RuntimeComponentsBuilder,
 };
@@ -47,7 +48,8 @@ impl Faults {
     }
 }
 
-/// The error a lost response surfaces with (inside `SdkError::ResponseError`/`TimeoutError`).
+/// The error a lost response surfaces with (inside `SdkError::ResponseError`, `TimeoutError` or
+/// `DispatchFailure`).
 #[derive(Debug)]
 pub struct LostResponse {
     /// Service.
@@ -130,9 +132,14 @@ impl Intercept for FaultInterceptor {
             operation,
             action: self.faults.inner.rules[rule].action.clone(),
         });
+        // The HTTP client acts on these two, so they travel on the request.
         if let Some(
             armed @ Armed {
-                action: Action::FailBeforeSend { .. },
+                action:
+                    Action::FailBeforeSend { .. }
+                    | Action::LoseResponse {
+                        surface: Surface::DispatchFailure,
+                    },
                 ..
             },
         ) = &armed
@@ -206,8 +213,9 @@ impl Intercept for FaultInterceptor {
     }
 }
 
-/// An HTTP client that answers requests armed with [`Action::FailBeforeSend`] itself and passes
-/// every other request to the real client.
+/// An HTTP client that answers requests armed with [`Action::FailBeforeSend`] itself, turns the
+/// answer to a request armed with a lost response as [`Surface::DispatchFailure`] into an I/O
+/// error, and passes every other request to the real client.
 #[derive(Debug, Clone)]
 pub struct FaultHttpClient {
     inner: SharedHttpClient,
@@ -258,10 +266,29 @@ struct FaultConnector {
 
 impl HttpConnector for FaultConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
-        match request.extension::<Armed>() {
+        match request.extension::<Armed>().cloned() {
+            Some(
+                armed @ Armed {
+                    action: Action::FailBeforeSend { .. },
+                    ..
+                },
+            ) => {
+                self.faults.record(&armed);
+                HttpConnectorFuture::ready(Ok(synthetic_error(&request, &armed)))
+            }
             Some(armed) => {
-                self.faults.record(armed);
-                HttpConnectorFuture::ready(Ok(synthetic_error(&request, armed)))
+                // Lose the answer as a broken connection: the request is sent and answered
+                // (so the service commits it), then the caller gets an I/O error instead.
+                let sent = self.inner.call(request);
+                let faults = self.faults.clone();
+                HttpConnectorFuture::new(async move {
+                    sent.await?;
+                    faults.record(&armed);
+                    Err(ConnectorError::io(Box::new(LostResponse {
+                        service: armed.service,
+                        operation: armed.operation,
+                    })))
+                })
             }
             None => self.inner.call(request),
         }

@@ -1,4 +1,5 @@
-//! Fault injection in the SDK clients, for tests and local runs only: off unless configured.
+//! Fault injection in the SDK clients, for tests and local runs only: compiled in only with the
+//! `fault-injection` feature (else `faults/off.rs` stands in), and off unless configured.
 //!
 //! A [`Faults`] value holds [`Rule`]s; installed on a client's config builder
 //! ([`InstallFaults`], or [`crate::with_faults`]) it adds an SDK interceptor and wraps the HTTP
@@ -17,8 +18,10 @@
 //!   call fails with `SdkError::ResponseError` and the SDK does **not** retry it, so the caller
 //!   sees the ambiguity; with [`Surface::Timeout`] it fails with `SdkError::TimeoutError`, which
 //!   the SDK's standard retry strategy retries like a real read timeout (the caller then sees the
-//!   retry's outcome, e.g. a conditional write refused because the first attempt landed).
-//!   Either way `errors::classify_effect` says `OutcomeUnknown`.
+//!   retry's outcome, e.g. a conditional write refused because the first attempt landed); with
+//!   [`Surface::DispatchFailure`] the wrapped HTTP client turns the answer into an I/O error, so
+//!   the call fails with `SdkError::DispatchFailure` (a connection reset after sending), which
+//!   the SDK retries the same way. In every case `errors::classify_effect` says `OutcomeUnknown`.
 //!
 //! Triggers: [`Trigger::Nth`] fires on exactly the n-th matching attempt (1-based, per rule);
 //! [`Trigger::Probability`] draws from a seeded generator shared by all clones. Counters live
@@ -38,8 +41,8 @@
 //! against the SDK's service name), `operation` (the API name; absent or `*` = any), `mode`,
 //! exactly one of `probability` / `nth`, and optionally `error_code` (fail_before_send; default
 //! `ServiceUnavailable`), `status` (its HTTP status; default from the code), `surface`
-//! (lose_response: `response_error` | `timeout`) and `limit` (at most this many injections).
-//! A bare array of rules is accepted too.
+//! (lose_response: `response_error` | `timeout` | `dispatch_failure`) and `limit` (at most this
+//! many injections). A bare array of rules is accepted too.
 
 mod interceptor;
 mod rules;

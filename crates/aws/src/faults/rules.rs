@@ -31,6 +31,10 @@ pub enum Surface {
     ResponseError,
     /// `SdkError::TimeoutError`; retried by the SDK's standard retry strategy.
     Timeout,
+    /// `SdkError::DispatchFailure`: the connection fails with an I/O error after the request was
+    /// sent, as when it is reset before the answer arrives; retried by the SDK's standard retry
+    /// strategy like a real reset.
+    DispatchFailure,
 }
 
 /// When a rule fires.

@@ -62,6 +62,14 @@ fn default_codes_and_statuses() {
         r.action,
         Action::FailBeforeSend { status: 502, .. }
     ));
+    let r = rule(r#"{"service":"s3","mode":"lose_response","surface":"dispatch_failure","nth":1}"#)
+        .unwrap();
+    assert_eq!(
+        r.action,
+        Action::LoseResponse {
+            surface: Surface::DispatchFailure
+        }
+    );
     let r = rule(r#"{"service":"sfn","mode":"lose_response","nth":1}"#).unwrap();
     assert_eq!(
         r.action,
