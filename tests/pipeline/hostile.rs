@@ -10,7 +10,9 @@ struct Case {
     error: &'static str,
 }
 
-async fn assert_quarantined(stack: &Stack, tenant: &str, case: &Case) {
+/// Uploads `case` and checks it was quarantined; returns the reasons recorded with the copy and in
+/// the audit entry.
+async fn assert_quarantined(stack: &Stack, tenant: &str, case: &Case) -> [String; 2] {
     let key = format!("inbox/{tenant}/{}", case.name);
     let document = if case.error == "Business.BadKey" {
         DocumentId::for_rejected_key(&key)
@@ -62,6 +64,8 @@ async fn assert_quarantined(stack: &Stack, tenant: &str, case: &Case) {
         "{}: no derived output {derived:?}",
         case.name
     );
+    let audited = entry.draft.detail["reason"].as_str().unwrap_or_default();
+    [metadata["docket-reason"].clone(), audited.to_string()]
 }
 
 #[tokio::test]
@@ -113,5 +117,26 @@ async fn hostile_uploads_are_quarantined_with_their_named_error() {
 
     for case in &cases {
         assert_quarantined(&stack, &tenant, case).await;
+    }
+}
+
+#[tokio::test]
+async fn keys_with_unicode_format_characters_are_quarantined_naming_the_code_point() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    // U+202E (right-to-left override) shows `invoice\u{202E}fdp.exe` as "invoiceexe.pdf"; the
+    // body is a valid PDF header, so only the key is refused.
+    for (name, code_point) in [
+        ("invoice\u{202E}fdp.exe", "U+202E"),
+        ("in\u{200B}voice.pdf", "U+200B"),
+    ] {
+        let case = Case {
+            name,
+            body: b"%PDF-1.7\n% a real-looking header".to_vec(),
+            error: "Business.BadKey",
+        };
+        for reason in assert_quarantined(&stack, &tenant, &case).await {
+            assert!(reason.contains(code_point), "{name:?}: {reason}");
+        }
     }
 }

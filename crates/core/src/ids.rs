@@ -12,6 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::Error;
 
@@ -150,8 +151,43 @@ pub fn decode_event_key(encoded: &str) -> Result<String, Error> {
     String::from_utf8(out).map_err(|_| Error::BadKey("key is not UTF-8".into()))
 }
 
+/// Unicode format characters (general category Cf, Unicode 15.1): invisible, they make a key read
+/// differently from what it is (U+202E turns `invoice\u{202E}fdp.exe` into "invoiceexe.pdf";
+/// U+200B makes two names that look the same). Ranges, inclusive.
+const FORMAT_CHARACTERS: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+fn is_format_character(c: char) -> bool {
+    FORMAT_CHARACTERS
+        .iter()
+        .any(|&(low, high)| (low..=high).contains(&c))
+}
+
 /// Checks a decoded key: `inbox/<tenant>/<name...>`, no empty, `.` or `..` segments, no control
-/// characters.
+/// or format characters (bidi overrides, zero-width; the error names the code point). The
+/// logical key is the name in NFC, so a composed and a decomposed `é` name one document; `key`
+/// stays as stored.
 pub fn parse_inbox_key(key: &str) -> Result<InboxKey, Error> {
     let rest = key
         .strip_prefix(INBOX_PREFIX)
@@ -159,6 +195,13 @@ pub fn parse_inbox_key(key: &str) -> Result<InboxKey, Error> {
     if key.chars().any(char::is_control) {
         return Err(Error::BadKey("key contains control characters".into()));
     }
+    if let Some(c) = key.chars().find(|&c| is_format_character(c)) {
+        return Err(Error::BadKey(format!(
+            "key contains the Unicode format character U+{:04X}",
+            u32::from(c)
+        )));
+    }
+    let rest: String = rest.nfc().collect();
     let segments: Vec<&str> = rest.split('/').collect();
     if segments.len() < 2 {
         return Err(Error::BadKey(
@@ -381,6 +424,46 @@ mod tests {
         );
         assert!(decode_event_key("inbox/acme/%zz").is_err());
         assert!(decode_event_key("inbox/acme/%ff.pdf").is_err());
+    }
+
+    #[test]
+    fn inbox_keys_with_format_characters_are_refused_naming_the_code_point() {
+        for (c, name) in [
+            ('\u{202E}', "U+202E"),
+            ('\u{2066}', "U+2066"),
+            ('\u{200F}', "U+200F"),
+            ('\u{200B}', "U+200B"),
+            ('\u{2060}', "U+2060"),
+            ('\u{FEFF}', "U+FEFF"),
+            ('\u{00AD}', "U+00AD"),
+            ('\u{E0041}', "U+E0041"),
+        ] {
+            let key = format!("inbox/acme/invoice{c}fdp.pdf");
+            match parse_inbox_key(&key) {
+                Err(Error::BadKey(why)) => assert!(why.contains(name), "{why}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        // Neighbours of the ranges are ordinary characters.
+        for ok in ['\u{00AC}', '\u{00AE}', '\u{2029}', '\u{2070}', 'é', '日'] {
+            assert!(
+                parse_inbox_key(&format!("inbox/acme/a{ok}.pdf")).is_ok(),
+                "{ok:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn composed_and_decomposed_names_are_one_document() {
+        let composed = parse_inbox_key("inbox/acme/r\u{E9}sum\u{E9}.pdf").unwrap();
+        let decomposed = parse_inbox_key("inbox/acme/re\u{301}sume\u{301}.pdf").unwrap();
+        assert_ne!(composed.key, decomposed.key, "the stored keys stay apart");
+        assert_eq!(composed.logical_key, decomposed.logical_key);
+        assert_eq!(decomposed.logical_key, "r\u{E9}sum\u{E9}.pdf");
+        assert_eq!(
+            DocumentId::new(&composed.tenant, &composed.logical_key),
+            DocumentId::new(&decomposed.tenant, &decomposed.logical_key)
+        );
     }
 
     #[test]
