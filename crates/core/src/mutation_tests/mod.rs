@@ -5,3 +5,4 @@
 mod audit;
 mod ids;
 mod ledger;
+mod review;
