@@ -12,6 +12,15 @@ use serde_json::Value;
 
 use crate::{render, util};
 
+/// The audit actions of a run that completed without review, each exactly once.
+pub const COMPLETED_RUN_ACTIONS: &[&str] = &[
+    "document.accepted",
+    "ocr.started",
+    "ocr.completed",
+    "validation.completed",
+    "run.completed",
+];
+
 /// How long a document may take through the pipeline before a test gives up.
 pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
 

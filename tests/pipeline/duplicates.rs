@@ -3,7 +3,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_lambda::primitives::Blob;
-use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack, COMPLETED_RUN_ACTIONS};
 use serde_json::Value;
 
 use crate::lost_ack::count_actions;
@@ -78,13 +78,7 @@ async fn the_same_event_three_times_twice_concurrently_makes_one_execution_and_o
         .unwrap_or_else(|| panic!("{pointer} is not in the derived bucket"));
     let versions = stack.versions(stack.out("DerivedBucket"), key).await;
     assert_eq!(versions.len(), 1, "one result write: {versions:?}");
-    for action in [
-        "document.accepted",
-        "ocr.started",
-        "ocr.completed",
-        "validation.completed",
-        "run.completed",
-    ] {
+    for action in COMPLETED_RUN_ACTIONS {
         assert_eq!(
             count_actions(&chain, action),
             1,
