@@ -53,6 +53,13 @@ def register_cfn_data_protection():
     install()
 
 
+@hooks.on_infra_start()
+def register_s3_sequencer():
+    from docket_localstack.s3_sequencer import install
+
+    install()
+
+
 class _StepFunctionsResourcePlugin(CloudFormationResourceProviderPlugin):
     """A provider of `cfn_stepfunctions`, found by its CloudFormation type (the plugin's name)."""
 
