@@ -97,7 +97,11 @@ async fn a_canary_printed_in_a_document_appears_in_no_history_and_no_log() {
                 .iter()
                 .any(|f| group.ends_with(f))
         })
-        .filter_map(|(_, message)| serde_json::from_str(message).ok())
+        .filter_map(|(_, message)| serde_json::from_str::<serde_json::Value>(message).ok())
+        // The one line a function logs at init, before any step, when it runs with SDK fault
+        // injection (the soak's configuration): no document exists then. A local stack keeps
+        // those lines, so a later `make test` on it reads them.
+        .filter(|line| line["fields"]["message"] != docket_aws::faults::ENABLED_LINE)
         .collect();
     let ours = step_lines
         .iter()

@@ -76,6 +76,10 @@ struct Inner {
     rng: AtomicU64,
 }
 
+/// The line a function logs at init when it runs with fault injection: it is outside every step,
+/// so it carries no document ids (the e2e privacy test knows it by this text).
+pub const ENABLED_LINE: &str = "fault injection is ENABLED in the AWS SDK clients";
+
 /// A set of fault rules with shared counters. `Faults::default()` (= [`Faults::none`]) injects
 /// nothing and installs nothing.
 #[derive(Debug, Clone)]
@@ -139,7 +143,7 @@ impl Faults {
             .map_err(|_| Error::Internal(format!("{ENABLE_VAR}=1 but {RULES_VAR} is not set")))?;
         let faults = Faults::from_json(&json)?;
         let rules: Vec<String> = faults.rules().iter().map(Rule::to_string).collect();
-        tracing::warn!(?rules, "fault injection is ENABLED in the AWS SDK clients");
+        tracing::warn!(?rules, "{ENABLED_LINE}");
         Ok(Some(faults))
     }
 
