@@ -17,7 +17,4 @@ pub mod review;
 pub mod steps;
 pub mod validate;
 
-#[cfg(test)]
-mod mutation_tests;
-
 pub use error::{Error, Family};

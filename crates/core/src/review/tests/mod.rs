@@ -344,3 +344,13 @@ fn the_audit_detail_names_changed_fields_and_confidences_but_holds_no_values() {
         sha256_hex(canonical_json(&recorded).as_bytes())
     );
 }
+
+#[test]
+fn a_rejection_reason_of_exactly_the_limit_is_accepted_and_one_more_is_refused() {
+    let reviewer = Reviewer::new("alice", Tenant::parse("acme").unwrap()).unwrap();
+    let now = OffsetDateTime::UNIX_EPOCH;
+    let at_limit = "x".repeat(MAX_TEXT_CHARS);
+    assert!(ReviewDecision::reject(&reviewer, &at_limit, now).is_ok());
+    let over = "x".repeat(MAX_TEXT_CHARS + 1);
+    assert!(ReviewDecision::reject(&reviewer, &over, now).is_err());
+}

@@ -168,3 +168,9 @@ impl World {
         serde_json::from_slice(&self.ports.blobs.get(obj).await.unwrap()).unwrap()
     }
 }
+
+#[test]
+fn the_clock_writes_audit_times_in_rfc_3339() {
+    let clock = Clock::Fixed(time::OffsetDateTime::UNIX_EPOCH);
+    assert_eq!(clock.now_rfc3339(), "1970-01-01T00:00:00Z");
+}

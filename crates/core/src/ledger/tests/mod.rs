@@ -494,3 +494,5 @@ fn status_names_round_trip() {
         assert_eq!(json, serde_json::Value::String(status.as_str().into()));
     }
 }
+
+mod repeats;

@@ -1,5 +1,5 @@
-//! The shapes ids and tenants must have, at their edges. Written against mutants `make mutants`
-//! found unkilled.
+//! The shapes ids and tenants must have, at their edges: cases that `make mutants` found
+//! unpinned.
 
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 
