@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::error::ErrorKind;
 use crate::ids::{OperationId, RunId};
 
 /// A step of a run, as its operation id names it.
@@ -53,6 +54,19 @@ impl Step {
         }
     }
 
+    /// The business outcomes with which this step ends a run: `Business.*` errors the step
+    /// raises (or, for review, that the reviewer's rejection sends back to the waiting Task).
+    /// Every Task that runs the step catches each of them by name, apart from the catch-all,
+    /// and never retries it (`tests/lint` checks the state machines against this list).
+    pub fn business_outcomes(self) -> &'static [ErrorKind] {
+        match self {
+            Step::Ocr => &[ErrorKind::OcrFailed],
+            Step::Validate => &[ErrorKind::DocumentInvalid],
+            Step::Review => &[ErrorKind::ReviewRejected],
+            Step::Route | Step::Fail | Step::Reject | Step::Escalate => &[],
+        }
+    }
+
     /// This step's operation of `run`.
     pub fn operation(self, run: &RunId) -> OperationId {
         OperationId::new(run, self.name(), None)
@@ -88,6 +102,15 @@ mod tests {
                 step.operation(&run),
                 OperationId::new(&run, step.name(), None)
             );
+        }
+    }
+
+    #[test]
+    fn a_steps_business_outcomes_are_business_errors() {
+        for step in Step::ALL {
+            for kind in step.business_outcomes() {
+                assert_eq!(kind.family(), crate::Family::Business, "{step}: {kind}");
+            }
         }
     }
 }
