@@ -23,6 +23,8 @@ pub struct FakeOcr {
     /// The next this many start calls start (or find) the job and then lose the answer:
     /// `Ambiguous.OutcomeUnknown`, as after a timeout.
     pub lose_start_answers: Mutex<usize>,
+    /// The next start calls fail with these errors, first one first, before any job starts.
+    pub fail_starts: Mutex<Vec<Error>>,
 }
 
 impl FakeOcr {
@@ -40,6 +42,12 @@ impl Ocr for FakeOcr {
         _: &str,
     ) -> Result<String, Error> {
         *self.start_calls.lock().unwrap() += 1;
+        {
+            let mut fail = self.fail_starts.lock().unwrap();
+            if !fail.is_empty() {
+                return Err(fail.remove(0));
+            }
+        }
         let mut jobs = self.jobs.lock().unwrap();
         let n = jobs.len();
         let (job, _) = jobs

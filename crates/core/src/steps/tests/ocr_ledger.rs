@@ -200,3 +200,62 @@ async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
     assert_eq!(rec.status, crate::ledger::LedgerStatus::Completed);
     assert_eq!(rec.result_pointer, done.normalized.map(|n| n.to_string()));
 }
+
+#[tokio::test]
+async fn a_transient_start_failure_fails_nothing_and_a_retry_after_the_lease_starts_the_job() {
+    // given a provider that is unavailable for one start, before anything starts
+    let w = world();
+    let input = w.ocr_ready().await;
+    w.ports
+        .ocr
+        .fail_starts
+        .lock()
+        .unwrap()
+        .push(Error::Dependency("textract: service unavailable".into()));
+
+    // when the step runs, and the state machine retries it once the lease ran out
+    let first = w.start(&input).await;
+    let lease = w.ctx.config.ledger.lease_rules().lease_seconds;
+    let retried = ocr::start(&w.ports, &w.later(lease + 1), &input).await;
+
+    // then the first attempt reports the transient error and records no failure (the run is
+    // still started, the operation still in progress); the retry starts the one job
+    assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
+    assert!(retried.is_ok(), "{retried:?}");
+    assert_eq!(w.ports.ocr.job_count(), 1);
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Started);
+    assert_eq!(
+        w.ledger_of(&input).await.status,
+        crate::ledger::LedgerStatus::Accepted
+    );
+}
+
+#[tokio::test]
+async fn a_start_refused_for_good_fails_the_operation_and_the_run_with_its_name() {
+    // given a provider that refuses the start for a reason a retry cannot mend
+    let w = world();
+    let input = w.ocr_ready().await;
+    w.ports
+        .ocr
+        .fail_starts
+        .lock()
+        .unwrap()
+        .push(Error::BadInput("textract: invalid S3 object".into()));
+
+    // when the step runs
+    let err = w.start(&input).await.unwrap_err();
+
+    // then the run and its operation end failed, with the error's name, and no job exists
+    assert_eq!(err.name(), "Fatal.BadInput");
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(
+        (run.status, run.error.as_deref()),
+        (RunStatus::Failed, Some("Fatal.BadInput"))
+    );
+    assert_eq!(
+        w.ledger_of(&input).await.status,
+        crate::ledger::LedgerStatus::Failed
+    );
+    assert_eq!(w.ports.ocr.job_count(), 0);
+}

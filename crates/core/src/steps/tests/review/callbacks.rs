@@ -155,3 +155,56 @@ async fn a_repeat_of_a_delivered_decision_is_neither_sent_again_nor_audited_as_e
     assert!(w.entries_of(&v.input, "review.expired").await.is_empty());
     assert_eq!(w.calls().len(), 1);
 }
+
+#[tokio::test]
+async fn after_a_failed_callback_only_the_same_reviewer_with_the_same_verdict_resends_it() {
+    // given alice's approval whose callback failed (Step Functions unavailable)
+    let w = world();
+    let v = w.awaiting_review().await;
+    let task = w.open(&v, "tok-1").await;
+    let callback = FlakyCallback::default();
+    *callback.fail_next.lock().unwrap() = 1;
+    let request = approve(&[("total_amount", "120.00")]);
+    let first = w
+        .decide_via(&callback, &w.ctx, &alice(), &task.task_id, &request)
+        .await;
+    assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
+
+    // when bob approves too, and alice changes her mind and rejects
+    let by_bob = w
+        .decide_via(&callback, &w.later(1), &bob(), &task.task_id, &request)
+        .await;
+    let rejected = w
+        .decide_via(
+            &callback,
+            &w.later(2),
+            &alice(),
+            &task.task_id,
+            &reject("wrong"),
+        )
+        .await;
+
+    // then neither is a repeat of alice's approval: both are refused and nothing is sent
+    assert_eq!(by_bob.unwrap_err().name(), "Conflict.AlreadyDecided");
+    assert_eq!(rejected.unwrap_err().name(), "Conflict.AlreadyDecided");
+    assert!(callback.inner.calls.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_delivered_decision_repeated_later_is_refused_and_not_sent_again() {
+    // given alice's approval, delivered
+    let w = world();
+    let v = w.awaiting_review().await;
+    let task = w.open(&v, "tok-1").await;
+    let request = approve(&[("total_amount", "120.00")]);
+    w.decide(&alice(), &task.task_id, &request).await.unwrap();
+
+    // when she sends it again a second later (the store no longer takes it for the same write)
+    let again = w
+        .decide_with(&w.later(1), &alice(), &task.task_id, &request)
+        .await;
+
+    // then it is refused as decided, and Step Functions got one callback
+    assert_eq!(again.unwrap_err().name(), "Conflict.AlreadyDecided");
+    assert_eq!(w.calls().len(), 1);
+}

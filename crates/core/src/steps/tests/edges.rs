@@ -1,0 +1,107 @@
+//! The steps at their edges: size limits, the ASCII form of S3 metadata, and recording a
+//! technical failure. Cases that `make mutants` found unpinned.
+
+use super::*;
+use crate::ports::RunStatus;
+
+/// A PNG of exactly `len` bytes (the magic bytes, then zeros).
+fn png_of(len: usize) -> Vec<u8> {
+    let mut bytes = PNG.to_vec();
+    bytes.resize(len, 0);
+    bytes
+}
+
+#[tokio::test]
+async fn a_document_of_exactly_the_size_limit_is_accepted_and_one_byte_more_is_quarantined() {
+    let mut w = world();
+    w.ctx.config.limits.max_document_bytes = 64;
+
+    let at_limit = w
+        .ingest(&w.upload("inbox/acme/at.png", &png_of(64), "2026-11-30T10:00:00Z"))
+        .await;
+    let over = w
+        .ingest(&w.upload("inbox/acme/over.png", &png_of(65), "2026-11-30T10:00:00Z"))
+        .await;
+
+    assert!(
+        matches!(at_limit, IngestOutcome::Started { .. }),
+        "{at_limit:?}"
+    );
+    let IngestOutcome::Quarantined { error, .. } = over else {
+        panic!("not quarantined: {over:?}");
+    };
+    assert_eq!(error, "Business.DocumentTooLarge");
+}
+
+#[test]
+fn a_document_of_exactly_the_minimum_size_is_accepted_and_one_byte_less_is_empty() {
+    assert_eq!(ingest::check_content(&png_of(16)).unwrap(), "image/png");
+    assert_eq!(
+        ingest::check_content(&png_of(15)).unwrap_err().name(),
+        "Business.EmptyDocument"
+    );
+}
+
+#[tokio::test]
+async fn quarantine_metadata_is_ascii_with_everything_else_percent_encoded() {
+    // given an upload too large, under a key with non-ASCII letters and a percent sign
+    let mut w = world();
+    w.ctx.config.limits.max_document_bytes = 64;
+    let decoded = "inbox/acme/résumé 100%.png";
+    let mut event = w.upload(decoded, &png_of(65), "2026-11-30T10:00:00Z");
+    event.key = "inbox/acme/r%C3%A9sum%C3%A9+100%25.png".into();
+
+    // when it is ingested
+    let outcome = w.ingest(&event).await;
+
+    // then the copy's metadata names the key with each byte outside printable ASCII, and the
+    // percent sign itself, percent-encoded
+    let IngestOutcome::Quarantined { quarantine, .. } = outcome else {
+        panic!("not quarantined: {outcome:?}");
+    };
+    let meta = w.ports.blobs.metadata("raw", &quarantine.key).unwrap();
+    assert_eq!(
+        meta["docket-source-key"],
+        "inbox/acme/r%C3%A9sum%C3%A9 100%25.png"
+    );
+    assert_eq!(
+        meta["docket-reason"],
+        "document too large: 65 bytes, limit 64"
+    );
+}
+
+#[tokio::test]
+async fn a_technical_failure_is_recorded_once_and_never_over_a_finished_run() {
+    // given a run waiting in OCR, and another that completed
+    let w = world();
+    let waiting = w.ocr_ready().await;
+    let done = w.input_of(
+        &w.ingest(&w.upload("inbox/acme/done.png", PNG, "2026-11-30T10:00:00Z"))
+            .await,
+    );
+    w.script_ocr("inbox/acme/done.png", ocr_of(&invoice_lines("10.00"), 0.97));
+    assert_eq!(w.run(&done).await.unwrap().0, "completed");
+
+    // when the state machine's catch-all records a failure of each, twice
+    for _ in 0..2 {
+        route::fail(&w.ports, &w.ctx, &waiting, "Transient.Dependency")
+            .await
+            .unwrap();
+        route::fail(&w.ports, &w.ctx, &done, "Transient.Dependency")
+            .await
+            .unwrap();
+    }
+
+    // then the waiting run is failed with the error's name, audited once; the completed run
+    // stays completed, with no failure entry
+    let run = w.ports.store.run(&waiting.run_id).await.unwrap().unwrap();
+    assert_eq!(
+        (run.status, run.error.as_deref()),
+        (RunStatus::Failed, Some("Transient.Dependency"))
+    );
+    let failed = |chain: Vec<String>| chain.iter().filter(|a| *a == "run.failed").count();
+    assert_eq!(failed(w.chain_of(&waiting.document_id).await), 1);
+    let finished = w.ports.store.run(&done.run_id).await.unwrap().unwrap();
+    assert_eq!(finished.status, RunStatus::Completed);
+    assert_eq!(failed(w.chain_of(&done.document_id).await), 0);
+}
