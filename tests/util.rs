@@ -57,6 +57,26 @@ pub async fn chaos(method: reqwest::Method, path: &str, body: &Value) -> reqwest
     response
 }
 
+/// The requests LocalStack served with this `service`, `operation` and (hashed) `subject`, from
+/// our extension's wire log (`/_docket/requests`): what really crossed the wire, retries and
+/// failed attempts included. The subject of a Step Functions callback is the SHA-256 of its task
+/// token (`docket_core::ids::sha256_hex`).
+pub async fn wire_requests(service: &str, operation: &str, subject: &str) -> Vec<Value> {
+    let response = reqwest::Client::new()
+        .get(format!("{}/_docket/requests", endpoint()))
+        .query(&[
+            ("service", service),
+            ("operation", operation),
+            ("subject", subject),
+        ])
+        .send()
+        .await
+        .expect("wire log reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+    let body: Value = response.json().await.expect("wire log answers JSON");
+    body["requests"].as_array().cloned().unwrap_or_default()
+}
+
 /// The item of `table` whose string key `key` is `value` (a consistent read).
 pub async fn get_item(
     client: &aws_sdk_dynamodb::Client,

@@ -60,6 +60,13 @@ def register_s3_sequencer():
     install()
 
 
+@hooks.on_infra_start()
+def register_wire_log():
+    from docket_localstack.wire_log import install
+
+    install()
+
+
 class _StepFunctionsResourcePlugin(CloudFormationResourceProviderPlugin):
     """A provider of `cfn_stepfunctions`, found by its CloudFormation type (the plugin's name)."""
 

@@ -1,0 +1,119 @@
+"""A log of the AWS requests LocalStack served, so that tests can count effects at the wire.
+
+Tests must count what was really sent (the design makes many effects unique, and Step Functions
+records at most one answer to a task token however often it is sent). The log keeps, per request,
+the service, the operation and a *subject*: for the operations in ``SUBJECTS``, the SHA-256 of the
+request parameter that says what the request acts on (a task token is a secret: only its hash is
+kept). ``GET /_docket/requests?service=&operation=&subject=`` answers
+``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
+requests that match every given field; ``DELETE`` clears the log. It holds the newest
+``MAX_ENTRIES`` requests.
+
+The log sits in LocalStack's response handler chain, so it sees every request LocalStack
+serves, with the status code it answered, including those our chaos rules failed.
+"""
+
+import collections
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from localstack.aws.api import RequestContext
+from localstack.aws.handlers import run_custom_response_handlers
+from localstack.http import Request, Resource, Response
+from localstack.services.internal import get_internal_apis
+from rolo import Response as ChainResponse
+from rolo.gateway import HandlerChain
+
+LOG = logging.getLogger(__name__)
+
+MAX_ENTRIES = 200_000
+
+# (service, operation) -> the request parameter whose hash is the subject.
+SUBJECTS = {
+    ("stepfunctions", "SendTaskSuccess"): "taskToken",
+    ("stepfunctions", "SendTaskFailure"): "taskToken",
+    ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
+}
+
+
+def subject_of(service: str, operation: str, params: Mapping[str, Any] | None) -> str | None:
+    """The hashed subject of a request, or None for an operation without one."""
+    name = SUBJECTS.get((service, operation))
+    value = (params or {}).get(name) if name else None
+    if not isinstance(value, str):
+        return None
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+class WireLog:
+    """The newest requests served, shared by the handler and the HTTP resource."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES):
+        self._lock = threading.Lock()
+        self._entries: collections.deque[dict] = collections.deque(maxlen=max_entries)
+
+    def record(
+        self, service: str, operation: str, params: Mapping[str, Any] | None, status: int
+    ) -> None:
+        entry = {
+            "service": service,
+            "operation": operation,
+            "subject": subject_of(service, operation, params),
+            "status": status,
+        }
+        with self._lock:
+            self._entries.append(entry)
+
+    def find(self, **fields: str) -> list[dict]:
+        """The entries whose fields equal every given (non-empty) one."""
+        wanted = {k: v for k, v in fields.items() if v}
+        with self._lock:
+            return [e for e in self._entries if all(e.get(k) == v for k, v in wanted.items())]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __call__(
+        self, chain: HandlerChain[RequestContext], context: RequestContext, response: ChainResponse
+    ) -> None:
+        if context.service is None or context.operation is None:
+            return
+        self.record(
+            context.service.service_name,
+            context.operation.name,
+            context.service_request,
+            response.status_code,
+        )
+
+
+class RequestsResource:
+    def __init__(self, log: WireLog):
+        self.log = log
+
+    def on_get(self, request: Request):
+        found = self.log.find(
+            service=request.args.get("service", ""),
+            operation=request.args.get("operation", ""),
+            subject=request.args.get("subject", ""),
+        )
+        body = {"count": len(found), "requests": found}
+        return Response(json.dumps(body), mimetype="application/json")
+
+    def on_delete(self, request: Request):
+        self.log.clear()
+        return Response(json.dumps({"count": 0}), mimetype="application/json")
+
+
+WIRE_LOG = WireLog()
+
+
+def install() -> None:
+    """Adds the HTTP resource and the response handler (called once, at LocalStack start)."""
+    get_internal_apis().add(Resource("/_docket/requests", RequestsResource(WIRE_LOG)))
+    run_custom_response_handlers.append(WIRE_LOG)
+    LOG.info("docket wire log installed at /_docket/requests")

@@ -1,0 +1,43 @@
+"""Unit tests of the wire log (the HTTP and AWS side is tested from Rust against LocalStack)."""
+
+import hashlib
+import unittest
+
+from docket_localstack.wire_log import WireLog, subject_of
+
+
+class Subjects(unittest.TestCase):
+    def test_a_task_token_is_kept_only_as_its_hash(self):
+        subject = subject_of("stepfunctions", "SendTaskSuccess", {"taskToken": "secret"})
+        self.assertEqual(subject, hashlib.sha256(b"secret").hexdigest())
+        self.assertNotIn("secret", subject or "")
+
+    def test_an_operation_without_a_subject_has_none(self):
+        self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
+        self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))
+
+
+class Finding(unittest.TestCase):
+    def test_every_given_field_must_match_and_empty_ones_match_anything(self):
+        log = WireLog()
+        log.record("stepfunctions", "SendTaskSuccess", {"taskToken": "a"}, 200)
+        log.record("stepfunctions", "SendTaskSuccess", {"taskToken": "b"}, 400)
+        log.record("stepfunctions", "SendTaskFailure", {"taskToken": "a"}, 200)
+        log.record("s3", "PutObject", None, 200)
+        a = hashlib.sha256(b"a").hexdigest()
+        self.assertEqual(len(log.find(subject=a)), 2)
+        self.assertEqual(len(log.find(operation="SendTaskSuccess", subject=a)), 1)
+        self.assertEqual(len(log.find(service="stepfunctions", operation="", subject="")), 3)
+        self.assertEqual(log.find(operation="SendTaskSuccess", subject=a)[0]["status"], 200)
+
+    def test_the_log_keeps_the_newest_entries_and_clears(self):
+        log = WireLog(max_entries=2)
+        for key in ["1", "2", "3"]:
+            log.record("s3", "PutObject", {"Key": key}, 200)
+        self.assertEqual(len(log.find(service="s3")), 2)
+        log.clear()
+        self.assertEqual(log.find(), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
