@@ -29,6 +29,11 @@ impl World {
             .expect("a ledger record")
     }
 
+    /// The provider's next start fails with `error`, before any job starts.
+    fn fail_next_start(&self, error: Error) {
+        self.ports.ocr.fail_starts.lock().unwrap().push(error);
+    }
+
     async fn actions(&self, input: &RunInput, action: &str) -> usize {
         let entries = self
             .ports
@@ -206,12 +211,7 @@ async fn a_transient_start_failure_fails_nothing_and_a_retry_after_the_lease_sta
     // given a provider that is unavailable for one start, before anything starts
     let w = world();
     let input = w.ocr_ready().await;
-    w.ports
-        .ocr
-        .fail_starts
-        .lock()
-        .unwrap()
-        .push(Error::Dependency("textract: service unavailable".into()));
+    w.fail_next_start(Error::Dependency("textract: service unavailable".into()));
 
     // when the step runs, and the state machine retries it once the lease ran out
     let first = w.start(&input).await;
@@ -236,12 +236,7 @@ async fn a_start_refused_for_good_fails_the_operation_and_the_run_with_its_name(
     // given a provider that refuses the start for a reason a retry cannot mend
     let w = world();
     let input = w.ocr_ready().await;
-    w.ports
-        .ocr
-        .fail_starts
-        .lock()
-        .unwrap()
-        .push(Error::BadInput("textract: invalid S3 object".into()));
+    w.fail_next_start(Error::BadInput("textract: invalid S3 object".into()));
 
     // when the step runs
     let err = w.start(&input).await.unwrap_err();

@@ -65,6 +65,23 @@ impl World {
     }
 }
 
+/// A world where alice approved a task (total 120.00) and the callback failed (Step Functions
+/// unavailable once): the decision is recorded and undelivered.
+async fn approval_whose_callback_failed() -> (World, Validated, ReviewTask, FlakyCallback, Request)
+{
+    let w = world();
+    let v = w.awaiting_review().await;
+    let task = w.open(&v, "tok-1").await;
+    let callback = FlakyCallback::default();
+    *callback.fail_next.lock().unwrap() = 1;
+    let request = approve(&[("total_amount", "120.00")]);
+    let first = w
+        .decide_via(&callback, &w.ctx, &alice(), &task.task_id, &request)
+        .await;
+    assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
+    (w, v, task, callback, request)
+}
+
 impl TaskCallback for FlakyCallback {
     async fn succeed(&self, token: &TaskToken, output: &Value) -> Result<(), Error> {
         self.unavailable()?;
@@ -112,16 +129,7 @@ async fn a_callback_that_fails_leaves_the_decision_recorded_and_undelivered() {
 #[tokio::test]
 async fn a_decision_retried_after_a_failed_callback_is_sent_again() {
     // given alice's approval whose callback failed (Step Functions unavailable)
-    let w = world();
-    let v = w.awaiting_review().await;
-    let task = w.open(&v, "tok-1").await;
-    let callback = FlakyCallback::default();
-    *callback.fail_next.lock().unwrap() = 1;
-    let request = approve(&[("total_amount", "120.00")]);
-    let first = w
-        .decide_via(&callback, &w.ctx, &alice(), &task.task_id, &request)
-        .await;
-    assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
+    let (w, v, task, callback, request) = approval_whose_callback_failed().await;
 
     // when she repeats the same request a second later, as the step's comment tells her to
     let retried = w
@@ -159,16 +167,7 @@ async fn a_repeat_of_a_delivered_decision_is_neither_sent_again_nor_audited_as_e
 #[tokio::test]
 async fn after_a_failed_callback_only_the_same_reviewer_with_the_same_verdict_resends_it() {
     // given alice's approval whose callback failed (Step Functions unavailable)
-    let w = world();
-    let v = w.awaiting_review().await;
-    let task = w.open(&v, "tok-1").await;
-    let callback = FlakyCallback::default();
-    *callback.fail_next.lock().unwrap() = 1;
-    let request = approve(&[("total_amount", "120.00")]);
-    let first = w
-        .decide_via(&callback, &w.ctx, &alice(), &task.task_id, &request)
-        .await;
-    assert_eq!(first.unwrap_err().name(), "Transient.Dependency");
+    let (w, _, task, callback, request) = approval_whose_callback_failed().await;
 
     // when bob approves too, and alice changes her mind and rejects
     let by_bob = w
