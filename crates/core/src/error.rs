@@ -99,6 +99,13 @@ pub enum Error {
     /// The review task expired: the workflow stopped waiting before a decision was delivered.
     #[error("review expired: {0}")]
     ReviewExpired(String),
+    /// The downstream consumer already holds an invoice with the same issuer and number under
+    /// another document.
+    #[error("duplicate invoice: {0}")]
+    DuplicateInvoice(String),
+    /// A void named a receipt the downstream consumer does not have.
+    #[error("unknown receipt: {0}")]
+    UnknownReceipt(String),
 }
 
 /// Declares [`ErrorKind`] from one table of `Variant => Family` rows: the variant is the name's
@@ -158,6 +165,8 @@ error_kinds! {
     ReviewRejected => Business,
     AlreadyDecided => Conflict,
     ReviewExpired => Conflict,
+    DuplicateInvoice => Business,
+    UnknownReceipt => Conflict,
 }
 
 impl ErrorKind {
@@ -192,6 +201,8 @@ impl ErrorKind {
             ErrorKind::ReviewRejected => Error::ReviewRejected(d),
             ErrorKind::AlreadyDecided => Error::AlreadyDecided(d),
             ErrorKind::ReviewExpired => Error::ReviewExpired(d),
+            ErrorKind::DuplicateInvoice => Error::DuplicateInvoice(d),
+            ErrorKind::UnknownReceipt => Error::UnknownReceipt(d),
         }
     }
 }
@@ -226,6 +237,8 @@ impl Error {
             Error::ReviewRejected(_) => ErrorKind::ReviewRejected,
             Error::AlreadyDecided(_) => ErrorKind::AlreadyDecided,
             Error::ReviewExpired(_) => ErrorKind::ReviewExpired,
+            Error::DuplicateInvoice(_) => ErrorKind::DuplicateInvoice,
+            Error::UnknownReceipt(_) => ErrorKind::UnknownReceipt,
         }
     }
 
@@ -269,6 +282,8 @@ mod tests {
             Error::ReviewRejected("x".into()),
             Error::AlreadyDecided("x".into()),
             Error::ReviewExpired("x".into()),
+            Error::DuplicateInvoice("x".into()),
+            Error::UnknownReceipt("x".into()),
         ]
     }
 
