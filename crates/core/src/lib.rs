@@ -14,6 +14,7 @@ pub mod model;
 pub mod ocr;
 pub mod ports;
 pub mod review;
+pub mod saga;
 pub mod steps;
 pub mod validate;
 
