@@ -6,6 +6,7 @@ mod blobs;
 mod ledger;
 mod ocr;
 mod review;
+mod saga;
 mod store;
 mod workflow;
 
@@ -13,10 +14,14 @@ pub use blobs::MemoryBlobs;
 pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
 pub use review::MemoryReviewStore;
+pub use saga::{MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
 pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 
-use crate::ports::{HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow};
+use crate::ports::{
+    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
+    HasPromotions, HasReviews, HasStore, HasWorkflow,
+};
 
 /// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger is the
 /// store's: its [`Change::Ledger`](crate::ports::Change::Ledger) writes commit there.
@@ -34,6 +39,14 @@ pub struct MemoryPorts {
     pub reviews: MemoryReviewStore,
     /// Callbacks to waiting Tasks.
     pub callback: MemoryCallback,
+    /// Saga journals.
+    pub journal: MemoryJournal,
+    /// Outbox records.
+    pub outbox: MemoryOutbox,
+    /// The event bus.
+    pub events: MemoryBus,
+    /// The downstream consumer.
+    pub downstream: MemorySink,
 }
 
 impl HasBlobs for MemoryPorts {
@@ -82,5 +95,41 @@ impl HasCallback for MemoryPorts {
     type Callback = MemoryCallback;
     fn callback(&self) -> &MemoryCallback {
         &self.callback
+    }
+}
+
+impl HasJournal for MemoryPorts {
+    type Journal = MemoryJournal;
+    fn journal(&self) -> &MemoryJournal {
+        &self.journal
+    }
+}
+
+impl HasOutbox for MemoryPorts {
+    type Outbox = MemoryOutbox;
+    fn outbox(&self) -> &MemoryOutbox {
+        &self.outbox
+    }
+}
+
+impl HasEvents for MemoryPorts {
+    type Events = MemoryBus;
+    fn events(&self) -> &MemoryBus {
+        &self.events
+    }
+}
+
+impl HasDownstream for MemoryPorts {
+    type Downstream = MemorySink;
+    fn downstream(&self) -> &MemorySink {
+        &self.downstream
+    }
+}
+
+/// Promotions are restored in the store's documents table.
+impl HasPromotions for MemoryPorts {
+    type Promotions = MemoryStore;
+    fn promotions(&self) -> &MemoryStore {
+        &self.store
     }
 }

@@ -11,9 +11,9 @@ use crate::ports::{Change, DocumentRecord, Refused, RunRecord, Store};
 use crate::Error;
 
 #[derive(Debug, Default)]
-struct Tables {
+pub(super) struct Tables {
     runs: BTreeMap<RunId, RunRecord>,
-    documents: BTreeMap<DocumentId, DocumentRecord>,
+    pub(super) documents: BTreeMap<DocumentId, DocumentRecord>,
     audit: BTreeMap<DocumentId, BTreeMap<u64, AuditEntry>>,
     checkpoints: BTreeMap<DocumentId, Checkpoint>,
 }
@@ -22,7 +22,7 @@ struct Tables {
 /// ledger that [`Change::Ledger`] writes commit to (atomically with the rest).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    tables: Mutex<Tables>,
+    pub(super) tables: Mutex<Tables>,
     /// The ledger the store's [`Change::Ledger`] writes go to
     /// ([`MemoryPorts`](super::MemoryPorts) hands it to the steps as theirs).
     pub ledger: MemoryLedger,

@@ -3,7 +3,10 @@
 //! only the ones it has. A Lambda builds (and needs the configuration of) only the adapters its
 //! steps use; the unit tests hand every step [`crate::memory::MemoryPorts`].
 
-use super::{BlobStore, Ledger, Ocr, ReviewStore, Store, TaskCallback, Workflow};
+use super::{
+    BlobStore, Downstream, EventBus, Ledger, Ocr, Outbox, Promotions, ReviewStore, SagaJournal,
+    Store, TaskCallback, Workflow,
+};
 
 /// Declares one accessor trait: `$has` gives `&Self::$assoc`, a `$port`.
 macro_rules! accessor {
@@ -45,4 +48,24 @@ accessor! {
 accessor! {
     /// A bundle that can answer a Task waiting for a token.
     HasCallback { type Callback: TaskCallback; fn callback; }
+}
+accessor! {
+    /// A bundle with the saga journals.
+    HasJournal { type Journal: SagaJournal; fn journal; }
+}
+accessor! {
+    /// A bundle with the outbox.
+    HasOutbox { type Outbox: Outbox; fn outbox; }
+}
+accessor! {
+    /// A bundle with the event bus.
+    HasEvents { type Events: EventBus; fn events; }
+}
+accessor! {
+    /// A bundle with the downstream consumer.
+    HasDownstream { type Downstream: Downstream; fn downstream; }
+}
+accessor! {
+    /// A bundle that can restore a document's previous result.
+    HasPromotions { type Promotions: Promotions; fn promotions; }
 }

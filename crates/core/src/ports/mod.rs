@@ -8,13 +8,18 @@ mod bundle;
 mod ledger;
 mod ocr;
 mod review;
+mod saga;
 mod store;
 mod workflow;
 
 pub use blobs::{BlobStore, ObjectMeta};
-pub use bundle::{HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow};
+pub use bundle::{
+    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
+    HasPromotions, HasReviews, HasStore, HasWorkflow,
+};
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use review::ReviewStore;
+pub use saga::{Downstream, EventBus, Outbox, Promotions, Restored, SagaJournal, StaleJournal};
 pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 pub use workflow::{Started, TaskCallback, Workflow};

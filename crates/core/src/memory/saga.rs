@@ -1,0 +1,248 @@
+//! The saga's stores under one lock each, applying [`crate::saga`]'s rules, with counters at
+//! the wire and scripted failures for the tests.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use super::MemoryStore;
+use crate::ids::{DocumentId, RunId};
+use crate::ports::{
+    DocumentRecord, Downstream, EventBus, Outbox, Promotions, Restored, SagaJournal, StaleJournal,
+};
+use crate::saga::CompensationStatus;
+use crate::saga::{
+    Advance, Book, Delivery, EventBody, EventId, Journal, JournalEntry, OutboxRecord,
+    PreviousResult, ReceiptId, Voided,
+};
+use crate::Error;
+
+/// Takes one scripted failure from `count`, if any is left.
+fn take(count: &Mutex<usize>) -> bool {
+    let mut n = count.lock().unwrap();
+    let hit = *n > 0;
+    *n = n.saturating_sub(usize::from(hit));
+    hit
+}
+
+/// A future that is pending once: a read of the memory journal lets other tasks run, so that
+/// concurrent callers interleave as they would against a real table.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+/// Journals by run, written only at the next version.
+#[derive(Debug, Default)]
+pub struct MemoryJournal {
+    journals: Mutex<BTreeMap<RunId, Journal>>,
+    /// Successful writes.
+    pub writes: Mutex<usize>,
+}
+
+impl SagaJournal for MemoryJournal {
+    async fn journal(&self, run: &RunId) -> Result<Option<Journal>, Error> {
+        YieldOnce(false).await;
+        Ok(self.journals.lock().unwrap().get(run).cloned())
+    }
+
+    async fn put(&self, journal: &Journal) -> Result<Result<(), StaleJournal>, Error> {
+        let mut journals = self.journals.lock().unwrap();
+        let stored = journals.get(&journal.run_id).map_or(0, |j| j.version);
+        if stored + 1 != journal.version {
+            return Ok(Err(StaleJournal { stored }));
+        }
+        journals.insert(journal.run_id.clone(), journal.clone());
+        *self.writes.lock().unwrap() += 1;
+        Ok(Ok(()))
+    }
+
+    async fn failed(&self) -> Result<Vec<Journal>, Error> {
+        let failed = |e: &JournalEntry| e.compensation == CompensationStatus::FailedManualReview;
+        let journals = self.journals.lock().unwrap();
+        Ok(journals
+            .values()
+            .filter(|j| j.entries.iter().any(failed))
+            .cloned()
+            .collect())
+    }
+}
+
+/// Outbox records by event id.
+#[derive(Debug, Default)]
+pub struct MemoryOutbox {
+    records: Mutex<BTreeMap<EventId, OutboxRecord>>,
+}
+
+impl MemoryOutbox {
+    /// The delivery state of every event.
+    pub fn deliveries(&self) -> BTreeMap<EventId, Delivery> {
+        let records = self.records.lock().unwrap();
+        records
+            .iter()
+            .map(|(id, r)| (id.clone(), r.delivery))
+            .collect()
+    }
+}
+
+impl Outbox for MemoryOutbox {
+    async fn record(&self, event: &EventId) -> Result<Option<OutboxRecord>, Error> {
+        Ok(self.records.lock().unwrap().get(event).cloned())
+    }
+
+    async fn persist(&self, record: OutboxRecord) -> Result<OutboxRecord, Error> {
+        let mut records = self.records.lock().unwrap();
+        let id = record.body.event_id.clone();
+        if let Some(existing) = records.get(&id) {
+            return Ok(existing.clone());
+        }
+        let persisted = record.advanced(&Advance::Persist)?.unwrap_or(record);
+        records.insert(id, persisted.clone());
+        Ok(persisted)
+    }
+
+    async fn advance(&self, event: &EventId, advance: Advance) -> Result<OutboxRecord, Error> {
+        let mut records = self.records.lock().unwrap();
+        let rec = records
+            .get_mut(event)
+            .ok_or_else(|| Error::Internal(format!("outbox has no event {event}")))?;
+        if let Some(next) = rec.advanced(&advance)? {
+            *rec = next;
+        }
+        Ok(rec.clone())
+    }
+}
+
+/// What the bus accepted, in order, one line per PutEvents entry (a republication is a line).
+#[derive(Debug, Default)]
+pub struct MemoryBus {
+    /// Every accepted entry: (event, entry id).
+    pub entries: Mutex<Vec<(EventBody, String)>>,
+    /// The next this many puts fail before sending (`Transient.Dependency`).
+    pub fail_next: Mutex<usize>,
+    /// The next this many puts are accepted and their answer lost (`Ambiguous.OutcomeUnknown`).
+    pub lose_next: Mutex<usize>,
+}
+
+impl MemoryBus {
+    /// The accepted entries of `kind`'s events, as (event id, retracted event id).
+    pub fn published(&self, kind: crate::saga::EventKind) -> Vec<(EventId, Option<EventId>)> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .iter()
+            .filter(|(b, _)| b.kind == kind)
+            .map(|(b, _)| (b.event_id.clone(), b.retracts.clone()))
+            .collect()
+    }
+}
+
+impl EventBus for MemoryBus {
+    async fn put(&self, body: &EventBody) -> Result<String, Error> {
+        if take(&self.fail_next) {
+            return Err(Error::Dependency("PutEvents: bus unavailable".into()));
+        }
+        let mut entries = self.entries.lock().unwrap();
+        let entry = format!("entry-{}", entries.len() + 1);
+        entries.push((body.clone(), entry.clone()));
+        if take(&self.lose_next) {
+            return Err(Error::OutcomeUnknown("PutEvents: answer lost".into()));
+        }
+        Ok(entry)
+    }
+
+    async fn find(&self, event: &EventId) -> Result<Option<String>, Error> {
+        let entries = self.entries.lock().unwrap();
+        Ok(entries
+            .iter()
+            .find(|(b, _)| &b.event_id == event)
+            .map(|(_, entry)| entry.clone()))
+    }
+}
+
+/// The reference consumer's book under a lock.
+#[derive(Debug, Default)]
+pub struct MemorySink {
+    /// The book.
+    pub book: Mutex<Book>,
+    /// Deliveries received (each is one message on the consumer's queue).
+    pub deliveries: Mutex<usize>,
+    /// Void requests received, in order.
+    pub voids: Mutex<Vec<ReceiptId>>,
+    /// The next this many void requests fail (`Transient.Dependency`) without reaching the book.
+    pub fail_voids: Mutex<usize>,
+}
+
+impl Downstream for MemorySink {
+    async fn deliver(&self, body: &EventBody) -> Result<ReceiptId, Error> {
+        *self.deliveries.lock().unwrap() += 1;
+        let applied = self.book.lock().unwrap().apply(body)?;
+        Ok(applied.receipt().clone())
+    }
+
+    async fn receipt_for(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        let book = self.book.lock().unwrap();
+        Ok(book.receipt_for(event).map(|r| r.receipt_id.clone()))
+    }
+
+    async fn void(&self, receipt: &ReceiptId, reason: &str) -> Result<Voided, Error> {
+        self.voids.lock().unwrap().push(receipt.clone());
+        if take(&self.fail_voids) {
+            return Err(Error::Dependency("void: consumer unavailable".into()));
+        }
+        self.book.lock().unwrap().void(receipt, reason)
+    }
+}
+
+impl Promotions for MemoryStore {
+    async fn restore(
+        &self,
+        document: &DocumentId,
+        run: &RunId,
+        previous: Option<&PreviousResult>,
+    ) -> Result<Restored, Error> {
+        let mut tables = self.tables.lock().unwrap();
+        let current = tables.documents.get(document).cloned();
+        let restored = match (&current, previous) {
+            (Some(c), _) if &c.current_run_id == run => {
+                match previous {
+                    Some(p) => {
+                        let doc = DocumentRecord {
+                            current_run_id: p.run_id.clone(),
+                            source_order: p.source_order.clone(),
+                            ..c.clone()
+                        };
+                        tables.documents.insert(document.clone(), doc);
+                    }
+                    None => {
+                        tables.documents.remove(document);
+                    }
+                }
+                Restored::Restored
+            }
+            (None, None) => Restored::AlreadyRestored,
+            (Some(c), Some(p)) if c.current_run_id == p.run_id => Restored::AlreadyRestored,
+            (Some(c), _) => Restored::Superseded(c.current_run_id.clone()),
+            (None, Some(p)) => {
+                return Err(Error::Internal(format!(
+                    "document {document} has no current result; {run} cannot restore {}",
+                    p.run_id
+                )))
+            }
+        };
+        if restored == Restored::Restored {
+            *self.commits.lock().unwrap() += 1;
+        }
+        Ok(restored)
+    }
+}
