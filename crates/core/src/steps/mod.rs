@@ -5,6 +5,7 @@ pub mod ingest;
 pub mod ocr;
 pub mod review;
 pub mod route;
+pub mod saga;
 pub mod validate;
 
 use serde::Serialize;

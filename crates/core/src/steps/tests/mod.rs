@@ -7,6 +7,7 @@ mod edges;
 mod ocr_ledger;
 mod pipeline;
 mod review;
+mod saga;
 
 use serde_json::Value;
 use time::macros::datetime;
