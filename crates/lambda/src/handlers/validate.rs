@@ -29,6 +29,11 @@ pub async fn handle(
     ctx: &Context,
     Request { run, normalized }: Request,
 ) -> Result<Value, Failure> {
-    let work = validate::run(ports, ctx, &run, &normalized);
-    run_step("validate", Step::Validate, &run, work).await
+    run_step("validate", Step::Validate, &run, async {
+        let validated = validate::run(ports, ctx, &run, &normalized).await?;
+        // Reason codes only (`low_confidence`, ...): never a field's value.
+        tracing::info!(decision = %validated.decision, reasons = ?validated.reasons, "validated");
+        Ok(validated)
+    })
+    .await
 }
