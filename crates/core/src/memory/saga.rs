@@ -179,6 +179,8 @@ pub struct MemorySink {
     pub deliveries: Mutex<usize>,
     /// Void requests received, in order.
     pub voids: Mutex<Vec<ReceiptId>>,
+    /// The next this many deliveries fail (`Transient.Dependency`) without reaching the book.
+    pub fail_deliveries: Mutex<usize>,
     /// The next this many void requests fail (`Transient.Dependency`) without reaching the book.
     pub fail_voids: Mutex<usize>,
 }
@@ -186,6 +188,9 @@ pub struct MemorySink {
 impl Downstream for MemorySink {
     async fn deliver(&self, body: &EventBody) -> Result<ReceiptId, Error> {
         *self.deliveries.lock().unwrap() += 1;
+        if take(&self.fail_deliveries) {
+            return Err(Error::Dependency("delivery: consumer unavailable".into()));
+        }
         let applied = self.book.lock().unwrap().apply(body)?;
         Ok(applied.receipt().clone())
     }
@@ -193,6 +198,11 @@ impl Downstream for MemorySink {
     async fn receipt_for(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
         let book = self.book.lock().unwrap();
         Ok(book.receipt_for(event).map(|r| r.receipt_id.clone()))
+    }
+
+    async fn fence(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        let mut book = self.book.lock().unwrap();
+        Ok(book.fence(event).map(|r| r.receipt_id.clone()))
     }
 
     async fn void(&self, receipt: &ReceiptId, reason: &str) -> Result<Voided, Error> {

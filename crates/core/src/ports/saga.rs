@@ -74,6 +74,13 @@ pub trait Downstream: Send + Sync {
         &self,
         event: &EventId,
     ) -> impl Future<Output = Result<Option<ReceiptId>, Error>> + Send;
+    /// The receipt for `event`, or, if it was not applied, a fence: the consumer refuses any
+    /// later delivery of it (`Conflict.FencedOut`). How a compensation reconciles an uncertain
+    /// delivery: "not applied" stays true.
+    fn fence(
+        &self,
+        event: &EventId,
+    ) -> impl Future<Output = Result<Option<ReceiptId>, Error>> + Send;
     /// Voids `receipt` (idempotent: a second void says so); `Conflict.UnknownReceipt` for a
     /// receipt the consumer does not have.
     fn void(

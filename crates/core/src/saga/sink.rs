@@ -3,7 +3,10 @@
 //! and changes nothing), keeps one entry per invoice (tenant, issuer, invoice number): a second
 //! invoice with the same key under another document is refused as `Business.DuplicateInvoice`,
 //! while a newer version of the *same* document amends the entry (the older receipt voided, the
-//! newer recorded). A void names its receipt; a second void is a no-op that says so.
+//! newer recorded). A void names its receipt; a second void is a no-op that says so. A saga
+//! that compensates asks for an event's receipt with [`Book::fence`]: if the event was not
+//! applied, it never will be (a delivery still in flight is refused), so the answer "not
+//! applied" stays true.
 //!
 //! The adapter applies these rules with the dedup record and the effect in one transaction.
 
@@ -104,6 +107,7 @@ pub struct Book {
     receipts: BTreeMap<ReceiptId, Receipt>,
     applied: BTreeMap<EventId, ReceiptId>,
     entries: BTreeMap<String, ReceiptId>,
+    fenced: std::collections::BTreeSet<EventId>,
 }
 
 impl Book {
@@ -119,6 +123,12 @@ impl Book {
         }
         if let Some(first) = self.applied.get(&event.event_id) {
             return Ok(Applied::Again(first.clone()));
+        }
+        if self.fenced.contains(&event.event_id) {
+            return Err(Error::FencedOut(format!(
+                "event {} was fenced by a compensation before it was applied",
+                event.event_id
+            )));
         }
         let receipt_id = ReceiptId::for_event(&event.event_id);
         let mut voided = None;
@@ -190,6 +200,16 @@ impl Book {
     /// The receipt applied for `event`, if any (how an uncertain delivery is reconciled).
     pub fn receipt_for(&self, event: &EventId) -> Option<&Receipt> {
         self.applied.get(event).map(|r| &self.receipts[r])
+    }
+
+    /// The receipt applied for `event`; if there is none, `event` is fenced: a later delivery
+    /// of it is refused (`Conflict.FencedOut`). How a compensation reconciles an uncertain
+    /// delivery without racing one still in flight.
+    pub fn fence(&mut self, event: &EventId) -> Option<&Receipt> {
+        if !self.applied.contains_key(event) {
+            self.fenced.insert(event.clone());
+        }
+        self.receipt_for(event)
     }
 
     /// A receipt by id.

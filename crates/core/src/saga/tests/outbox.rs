@@ -169,3 +169,25 @@ fn a_void_is_idempotent_frees_the_invoice_and_names_an_unknown_receipt() {
     assert_eq!(err.name(), "Conflict.UnknownReceipt");
     assert!(err.to_string().contains("rc-nope"), "{err}");
 }
+
+#[test]
+fn a_fenced_event_is_never_applied_and_an_applied_one_keeps_its_receipt() {
+    let mut book = Book::default();
+    let applied = accepted(&input_of("inv.png", "v1", "1"), "INV-1");
+    let receipt = book.apply(&applied).unwrap().receipt().clone();
+    assert_eq!(
+        book.fence(&applied.event_id).map(|r| &r.receipt_id),
+        Some(&receipt)
+    );
+    assert_eq!(book.apply(&applied).unwrap(), Applied::Again(receipt));
+
+    let in_flight = accepted(&input_of("other.png", "v1", "1"), "INV-2");
+    assert_eq!(book.fence(&in_flight.event_id), None);
+    let late = book.apply(&in_flight).unwrap_err();
+    assert_eq!(late.name(), "Conflict.FencedOut");
+    assert!(
+        late.to_string().contains(in_flight.event_id.as_str()),
+        "{late}"
+    );
+    assert!(book.receipt_for(&in_flight.event_id).is_none());
+}

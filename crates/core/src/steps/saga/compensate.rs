@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::{audit, relay, update, Context};
 use crate::ids::{OperationId, RunId};
 use crate::ports::{
-    Downstream, EventBus, HasDownstream, HasEvents, HasJournal, HasOutbox, HasPromotions, HasStore,
-    Outbox, Promotions, Restored, SagaJournal, Store,
+    Downstream, HasDownstream, HasEvents, HasJournal, HasOutbox, HasPromotions, HasStore, Outbox,
+    Promotions, Restored, SagaJournal, Store,
 };
 use crate::saga::effect::COMPENSATE_STEP;
 use crate::saga::{
@@ -114,26 +114,22 @@ async fn look_up(
                 false => Outcome::DidNotHappen,
             }
         }
-        Action::LookUpEvent { event_id } => match ports.events().find(event_id).await? {
-            Some(entry) => {
-                let accepted = crate::saga::Advance::ProviderAccepted(entry.clone());
-                ports.outbox().advance(event_id, accepted).await?;
-                happened(EffectIds {
-                    entry_id: Some(entry),
-                    ..ids.clone()
-                })
-            }
+        // A persisted outbox record will be published (the relay is at-least-once): if the bus
+        // does not have it yet, it is published now, under its id, and then compensated.
+        Action::LookUpEvent { event_id } => match ports.outbox().record(event_id).await? {
+            Some(record) => happened(EffectIds {
+                entry_id: Some(relay(ports, &record.body, true).await?),
+                ..ids.clone()
+            }),
             None => Outcome::DidNotHappen,
         },
-        Action::LookUpReceipt { event_id } => {
-            match ports.downstream().receipt_for(event_id).await? {
-                Some(receipt) => happened(EffectIds {
-                    receipt_id: Some(receipt),
-                    ..ids.clone()
-                }),
-                None => Outcome::DidNotHappen,
-            }
-        }
+        Action::LookUpReceipt { event_id } => match ports.downstream().fence(event_id).await? {
+            Some(receipt) => happened(EffectIds {
+                receipt_id: Some(receipt),
+                ..ids.clone()
+            }),
+            None => Outcome::DidNotHappen,
+        },
         _ => unreachable!("only look-ups are settled here"),
     })
 }

@@ -311,3 +311,95 @@ async fn duplicate_and_concurrent_retracts_compensate_once() {
         Some("one")
     );
 }
+
+#[tokio::test]
+async fn an_uncertain_publication_not_on_the_bus_is_published_under_its_id_then_retracted() {
+    let w = world();
+    let (input, _) = w
+        .failing(&w.ports.events.fail_next, "Transient.Dependency")
+        .await;
+    assert!(
+        w.ports.events.entries.lock().unwrap().is_empty(),
+        "nothing reached the bus"
+    );
+    assert_eq!(
+        w.ports.outbox.deliveries()[&accepted_id(&input)],
+        Delivery::Persisted
+    );
+
+    // The persisted record would be published by any relay: it is published now, then retracted.
+    assert_eq!(
+        w.compensate(&input, "timeout").await.unwrap().end,
+        SagaEnd::Compensated
+    );
+    let kinds: Vec<_> = w
+        .ports
+        .events
+        .entries
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(b, _)| b.kind)
+        .collect();
+    assert_eq!(kinds, [EventKind::Accepted, EventKind::Retracted]);
+    let entry = w
+        .journal(&input)
+        .await
+        .entry(Effect::EventPublished)
+        .clone();
+    assert_eq!(
+        (entry.evidence, entry.ids.entry_id.as_deref()),
+        (Evidence::Confirmed, Some("entry-1"))
+    );
+}
+
+#[tokio::test]
+async fn an_uncertain_delivery_is_fenced_at_the_consumer_so_a_late_one_is_refused() {
+    let w = world();
+    let (input, result) = w
+        .failing(&w.ports.downstream.fail_deliveries, "Transient.Dependency")
+        .await;
+    let uncertain = w
+        .journal(&input)
+        .await
+        .entry(Effect::DownstreamRecorded)
+        .evidence;
+    assert_eq!(uncertain, Evidence::Uncertain);
+
+    assert_eq!(
+        w.compensate(&input, "receipt deadline passed")
+            .await
+            .unwrap()
+            .end,
+        SagaEnd::Compensated
+    );
+    let journal = w.journal(&input).await;
+    let record = journal.entry(Effect::DownstreamRecorded);
+    assert_eq!(
+        (record.evidence, record.compensation),
+        (Evidence::NotAttempted, CompensationStatus::NotRequired)
+    );
+    // A delivery still in flight lands after the look-up: the consumer refuses it.
+    let late = w
+        .ports
+        .downstream
+        .deliver(&w.event_of(&input, &result, "INV-1").await)
+        .await;
+    assert_eq!(late.unwrap_err().name(), "Conflict.FencedOut");
+    assert!(w
+        .ports
+        .downstream
+        .book
+        .lock()
+        .unwrap()
+        .receipt_for(&accepted_id(&input))
+        .is_none());
+    assert_eq!(
+        *w.ports.downstream.deliveries.lock().unwrap(),
+        2,
+        "both deliveries arrived"
+    );
+    // And the saga itself, retried, is fenced out by the journal.
+    let retried = saga::run(&w.ports, &w.ctx, &input, &result).await;
+    assert_eq!(retried.unwrap_err().name(), "Conflict.FencedOut");
+}

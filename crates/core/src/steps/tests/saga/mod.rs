@@ -3,10 +3,12 @@
 //! with an owner, retracts. Effects are counted where they happen: bus entries, consumer
 //! deliveries and void requests, journal writes, store commits.
 
+use std::sync::Mutex;
+
 use serde_json::json;
 
 use super::*;
-use crate::ports::{BlobStore, SagaJournal};
+use crate::ports::{BlobStore, Downstream, SagaJournal};
 use crate::saga::{
     CompensationStatus, Delivery, Effect, EventBody, EventId, EventKind, Evidence, Journal, SagaEnd,
 };
@@ -45,20 +47,35 @@ impl World {
         input
     }
 
-    /// A run whose saga promoted, then lost PutEvents' answer after the bus accepted the event.
-    async fn lost_publish_answer(&self) -> (RunInput, ObjectRef) {
+    /// A run of an invoice whose saga failed with `expected` once `knob` (a scripted failure
+    /// count of a memory port) was set to 1.
+    async fn failing(&self, knob: &Mutex<usize>, expected: &str) -> (RunInput, ObjectRef) {
         let (input, result) = self
             .routed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
             .await;
-        *self.ports.events.lose_next.lock().unwrap() = 1;
-        let lost = saga::run(&self.ports, &self.ctx, &input, &result).await;
-        assert_eq!(lost.unwrap_err().name(), "Ambiguous.OutcomeUnknown");
+        *knob.lock().unwrap() = 1;
+        let failed = saga::run(&self.ports, &self.ctx, &input, &result).await;
+        assert_eq!(failed.unwrap_err().name(), expected);
+        (input, result)
+    }
+
+    /// A run whose saga promoted, then lost PutEvents' answer after the bus accepted the event.
+    async fn lost_publish_answer(&self) -> (RunInput, ObjectRef) {
+        let lost = self.failing(&self.ports.events.lose_next, "Ambiguous.OutcomeUnknown");
+        let (input, result) = lost.await;
         assert_eq!(
             self.published(EventKind::Accepted).len(),
             1,
             "the bus has it"
         );
         (input, result)
+    }
+
+    /// The `document.accepted` event the saga publishes for `input`'s invoice `number`.
+    async fn event_of(&self, input: &RunInput, result: &ObjectRef, number: &str) -> EventBody {
+        let bytes = self.ports.blobs.get(result).await.unwrap();
+        let key = crate::saga::outbox::invoice_key(&input.tenant, ISSUER, number);
+        EventBody::accepted(input, result, &crate::ids::sha256_hex(&bytes), key)
     }
 
     async fn journal(&self, input: &RunInput) -> Journal {
@@ -219,13 +236,7 @@ async fn a_retried_run_after_a_lost_publish_answer_publishes_once_and_delivers_o
     assert_eq!(*w.ports.downstream.deliveries.lock().unwrap(), 1);
 
     // A relay that delivers the event again: the consumer answers the first receipt.
-    let body: EventBody = EventBody::accepted(
-        &input,
-        &result,
-        &crate::ids::sha256_hex(&w.ports.blobs.get(&result).await.unwrap()),
-        crate::saga::outbox::invoice_key(&input.tenant, ISSUER, "INV-1"),
-    );
-    use crate::ports::Downstream;
+    let body = w.event_of(&input, &result, "INV-1").await;
     let again = w.ports.downstream.deliver(&body).await.unwrap();
     let journal = w.journal(&input).await;
     assert_eq!(
