@@ -132,3 +132,32 @@ fn effect_and_status_names_are_stable_and_make_operation_ids() {
 
 mod journal;
 mod outbox;
+
+#[test]
+fn a_journal_is_stored_with_the_stable_names_and_read_back_whole() {
+    let run = run_of("v1");
+    let previous = PreviousResult {
+        run_id: run_of("v0"),
+        source_order: "0".into(),
+    };
+    let ids = EffectIds {
+        previous: Some(previous),
+        ..EffectIds::default()
+    };
+    let j = Journal::new(&run)
+        .next(&Transition::Claim(Effect::ResultPromoted, ids))
+        .unwrap()
+        .unwrap();
+    let json = serde_json::to_value(&j).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["runId"], run.as_str());
+    assert_eq!(json["documentId"], run.document_id().as_str());
+    let first = &json["entries"][0];
+    assert_eq!(first["effect"], "result.promoted");
+    assert_eq!(first["evidence"], "uncertain");
+    assert_eq!(first["compensation"], "not-required");
+    assert_eq!(first["ids"]["previous"]["runId"], run_of("v0").as_str());
+    assert_eq!(json["entries"][2]["effect"], "downstream.recorded");
+    let back: Journal = serde_json::from_value(json).unwrap();
+    assert_eq!(back, j);
+}
