@@ -1,11 +1,12 @@
 //! Human review over the in-memory ports: a run that needs review, its task opened with a
 //! token, decided (or not) by reviewers, and routed, rejected or escalated. The helpers are
-//! here; `open`, `decide` (and route), `expiry` and `callbacks` hold the tests.
+//! here; `open`, `decide` (and route), `expiry`, `callbacks` and `race` hold the tests.
 
 mod callbacks;
 mod decide;
 mod expiry;
 mod open;
+mod race;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
