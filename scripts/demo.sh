@@ -22,13 +22,18 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECR
 
 step "dropping samples/* into inbox/demo/"
 documents=()
+uploads=()
 for file in samples/*; do
-  document=$("$docket" upload "$file" --tenant demo --output json | jq -r .documentId)
+  uploaded=$("$docket" upload "$file" --tenant demo --output json)
+  document=$(jq -r .documentId <<<"$uploaded")
   echo "   $file -> $document" >&2
   documents+=("$document")
+  # The run of this upload (its S3 version), not an earlier demo's finished run of the same file.
+  version=$(jq -r '.versionId // empty' <<<"$uploaded")
+  uploads+=("$document${version:+@$version}")
 done
 step "waiting for the pipeline"
-"$docket" wait "${documents[@]}"
+"$docket" wait "${uploads[@]}"
 
 for document in "${documents[@]}"; do
   step "document $document"

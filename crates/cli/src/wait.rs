@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use docket_core::ids::DocumentId;
+use docket_core::ids::{DocumentId, OperationId};
 use docket_core::ports::RunStatus;
 use serde_json::json;
 
@@ -12,8 +12,10 @@ use crate::Output;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The documents to wait for (a quarantined upload counts as finished: it never gets a run,
-    /// its audit log says why).
+    /// The documents to wait for, as `DOCUMENT` or `DOCUMENT@VERSION` (the S3 version id
+    /// `docket upload` prints): with a version, only that upload's run counts, not an earlier
+    /// version's finished run. A quarantined upload counts as finished: it never gets a run, its
+    /// audit log says why.
     #[arg(required = true)]
     documents: Vec<String>,
     /// Give up (exit 1) after this many seconds.
@@ -21,15 +23,47 @@ pub struct Args {
     timeout_seconds: u64,
 }
 
-/// Where a document stands: its latest run's status, or `quarantined`, or nothing yet.
-async fn state(stack: &Stack, document: &DocumentId) -> anyhow::Result<Option<String>> {
+/// A document to wait for, and the upload (S3 version) whose run counts, if one is named.
+#[derive(Debug, Clone, PartialEq)]
+struct Awaited {
+    document: DocumentId,
+    version: Option<String>,
+}
+
+impl Awaited {
+    /// `DOCUMENT` or `DOCUMENT@VERSION`.
+    fn parse(s: &str) -> anyhow::Result<Awaited> {
+        let (document, version) = match s.split_once('@') {
+            Some((d, v)) if !v.is_empty() => (d, Some(v.to_string())),
+            Some(_) => anyhow::bail!("{s}: a version must follow '@'"),
+            None => (s, None),
+        };
+        Ok(Awaited {
+            document: DocumentId::parse(document)?,
+            version,
+        })
+    }
+}
+
+/// Where a document stands: the status of its latest run (of the named version, if any), or
+/// `quarantined`, or nothing yet.
+async fn state(stack: &Stack, awaited: &Awaited) -> anyhow::Result<Option<String>> {
+    let Awaited { document, version } = awaited;
     let runs = stack.store.runs_of(document).await?;
-    if let Some(run) = runs.iter().max_by(|a, b| a.created_at.cmp(&b.created_at)) {
+    let latest = runs
+        .iter()
+        .filter(|r| version.as_ref().is_none_or(|v| &r.source.version_id == v))
+        .max_by(|a, b| a.created_at.cmp(&b.created_at));
+    if let Some(run) = latest {
         return Ok((run.status != RunStatus::Started).then(|| run.status.as_str().to_string()));
     }
+    let quarantine = version
+        .as_ref()
+        .map(|v| OperationId::quarantine(document, v));
     let chain = docket_core::ports::Store::audit_entries(&stack.store, document).await?;
     Ok(chain
         .iter()
+        .filter(|e| quarantine.is_none() || e.draft.operation_id == quarantine)
         .any(|e| e.draft.action == "document.quarantined")
         .then(|| "quarantined".to_string()))
 }
@@ -38,8 +72,8 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
     let documents = args
         .documents
         .iter()
-        .map(|d| DocumentId::parse(d))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|d| Awaited::parse(d))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.timeout_seconds);
     loop {
@@ -59,13 +93,15 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
             let value = json!(documents
                 .iter()
                 .zip(&states)
-                .map(|(d, s)| json!({"documentId": d, "state": s.clone().unwrap_or_else(|| "unfinished".into())}))
+                .map(|(a, s)| json!({"documentId": a.document, "versionId": a.version, "state": s.clone().unwrap_or_else(|| "unfinished".into())}))
                 .collect::<Vec<_>>());
             print(output, &value, || {
                 documents
                     .iter()
                     .zip(&states)
-                    .map(|(d, s)| format!("{d}  {}", s.as_deref().unwrap_or("unfinished")))
+                    .map(|(a, s)| {
+                        format!("{}  {}", a.document, s.as_deref().unwrap_or("unfinished"))
+                    })
                     .collect::<Vec<_>>()
                     .join("\n")
             });
@@ -77,5 +113,21 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_may_name_the_upload_whose_run_counts() {
+        let id = "d0123456789abcdef01234567";
+        assert_eq!(Awaited::parse(id).unwrap().version, None);
+        let with = Awaited::parse(&format!("{id}@3HL4kqtJvjVBH40Nrjfkd")).unwrap();
+        assert_eq!(with.document.as_str(), id);
+        assert_eq!(with.version.as_deref(), Some("3HL4kqtJvjVBH40Nrjfkd"));
+        assert!(Awaited::parse(&format!("{id}@")).is_err());
+        assert!(Awaited::parse("not-a-document@v1").is_err());
     }
 }
