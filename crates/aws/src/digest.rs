@@ -20,7 +20,7 @@ use docket_core::Error;
 use time::OffsetDateTime;
 
 use crate::errors::{classify, classify_effect, code};
-use crate::item::req_str;
+use crate::item::{req_str, scan_all};
 
 /// The object metadata entry holding the base64 signature.
 const SIGNATURE: &str = "signature";
@@ -103,17 +103,12 @@ impl DigestAnchor {
 
     /// Every chain's head (a paginated, strongly consistent scan of the checkpoints table).
     pub async fn heads(&self) -> Result<BTreeMap<String, Checkpoint>, Error> {
-        let items: Vec<_> = self
+        let scan = self
             .dynamo
             .scan()
             .table_name(&self.config.checkpoints_table)
-            .consistent_read(true)
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(|e| classify("dynamodb Scan audit checkpoints", e))?;
+            .consistent_read(true);
+        let items = scan_all(scan, "dynamodb Scan audit checkpoints").await?;
         let mut heads = BTreeMap::new();
         for item in &items {
             let seq = item

@@ -3,11 +3,27 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_core::Error;
 
+use crate::errors::classify;
+
 /// A DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
+
+/// Every item a Scan returns, from all its pages (`what` names the read in errors).
+pub(crate) async fn scan_all(scan: ScanFluentBuilder, what: &str) -> Result<Vec<Item>, Error> {
+    let pages = scan.into_paginator().items().send();
+    pages.try_collect().await.map_err(|e| classify(what, e))
+}
+
+/// Every item a Query returns, from all its pages (`what` names the read in errors).
+pub(crate) async fn query_all(query: QueryFluentBuilder, what: &str) -> Result<Vec<Item>, Error> {
+    let pages = query.into_paginator().items().send();
+    pages.try_collect().await.map_err(|e| classify(what, e))
+}
 
 /// A string attribute value.
 pub(crate) fn s(v: impl Into<String>) -> AttributeValue {

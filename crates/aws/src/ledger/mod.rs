@@ -34,7 +34,7 @@ use docket_core::ports::Ledger;
 use docket_core::Error;
 
 use crate::errors::classify;
-use crate::item::{n, opt_str, req_str, s, Item};
+use crate::item::{n, opt_str, req_str, s, scan_all, Item};
 
 /// The claim's condition: no record, or an expired lease of the same parameters within
 /// retention (the only cases in which [`decide_claim`] grants a claim).
@@ -379,20 +379,15 @@ impl Ledger for DynamoLedger {
     }
 
     async fn unresolved(&self) -> Result<Vec<OperationRecord>, Error> {
-        let items = self
+        let scan = self
             .client
             .scan()
             .table_name(&self.table)
             .filter_expression(UNRESOLVED_FILTER)
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()))
-            .consistent_read(true)
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(|e| classify("dynamodb Scan ledger", e))?;
+            .consistent_read(true);
+        let items = scan_all(scan, "dynamodb Scan ledger").await?;
         items.iter().map(record_from).collect()
     }
 }

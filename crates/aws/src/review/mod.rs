@@ -46,7 +46,7 @@ use docket_core::review::{
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
-use crate::item::{opt_str, s, Item};
+use crate::item::{opt_str, query_all, s, scan_all, Item};
 
 pub use items::{
     task_from, task_item, BY_TENANT, INDEX_ATTRIBUTES, KEY, TASK_ATTRIBUTES, TOKEN_ATTRIBUTE,
@@ -341,37 +341,31 @@ impl ReviewStore for DynamoReviewStore {
         let filter = status_is.map(|_| STATUS_FILTER);
         // By tenant: the index (eventually consistent). Without: a scan, for operators.
         let items = match tenant {
-            Some(_) => self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(BY_TENANT)
-                .key_condition_expression("#tenant = :tenant")
-                .set_filter_expression(filter.map(Into::into))
-                .projection_expression(projection())
-                .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
-                .set_expression_attribute_values(values)
-                .into_paginator()
-                .items()
-                .send()
-                .try_collect()
-                .await
-                .map_err(|e| classify("dynamodb Query review by-tenant", e))?,
-            None => self
-                .client
-                .scan()
-                .table_name(&self.table)
-                .set_filter_expression(filter.map(Into::into))
-                .projection_expression(projection())
-                .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
-                .set_expression_attribute_values(values)
-                .consistent_read(true)
-                .into_paginator()
-                .items()
-                .send()
-                .try_collect()
-                .await
-                .map_err(|e| classify("dynamodb Scan review", e))?,
+            Some(_) => {
+                let query = self
+                    .client
+                    .query()
+                    .table_name(&self.table)
+                    .index_name(BY_TENANT)
+                    .key_condition_expression("#tenant = :tenant")
+                    .set_filter_expression(filter.map(Into::into))
+                    .projection_expression(projection())
+                    .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
+                    .set_expression_attribute_values(values);
+                query_all(query, "dynamodb Query review by-tenant").await?
+            }
+            None => {
+                let scan = self
+                    .client
+                    .scan()
+                    .table_name(&self.table)
+                    .set_filter_expression(filter.map(Into::into))
+                    .projection_expression(projection())
+                    .set_expression_attribute_names(Some(names(TASK_ATTRIBUTES)))
+                    .set_expression_attribute_values(values)
+                    .consistent_read(true);
+                scan_all(scan, "dynamodb Scan review").await?
+            }
         };
         let mut tasks = items.iter().map(task_from).collect::<Result<Vec<_>, _>>()?;
         // The index orders by createdAt only; the scan not at all.
