@@ -12,13 +12,14 @@ CARGO_DENY_VERSION := 0.20.2
 CHECKOV_VERSION := 3.3.30
 CARGO_MUTANTS_VERSION := 27.1.0
 # make mutants: by default the rule modules of docket-core (ledger, audit chain and digests, ids,
-# steps, review rules and decisions), ~290 mutants: about 40 minutes at ~8 s a mutant (one job,
+# steps, review rules and decisions, the saga), ~400 mutants: about an hour at ~8 s a mutant (one job,
 # two shared cores; the first run also builds the dependencies, ~3 minutes).
 # MUTANTS_ARGS= (empty) mutates all of docket-core (~810 mutants); MUTANTS_ARGS='--file X' one file.
 MUTANTS_ARGS ?= --file crates/core/src/ledger.rs --file crates/core/src/audit.rs \
         --file crates/core/src/audit/digest.rs --file crates/core/src/ids.rs \
         --file crates/core/src/model/step.rs --file 'crates/core/src/steps/*.rs' \
-        --file crates/core/src/review/rules.rs --file crates/core/src/review/decision.rs
+        --file crates/core/src/review/rules.rs --file crates/core/src/review/decision.rs \
+        --file 'crates/core/src/saga/*.rs' --file 'crates/core/src/steps/saga/*.rs'
 # Where cargo-deny keeps the RustSec advisory database (its default).
 ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
