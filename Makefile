@@ -90,7 +90,7 @@ deny: ## cargo-deny (deny.toml): licenses, bans, sources; advisories when the Ru
 
 # Not in CI (too long for it). The mutated copies build in their own target dir, never the shared
 # one; --caught prints every result as it comes. Results: mutants.out/ (caught.txt, missed.txt, ...).
-mutants: ## mutation testing of docket-core's rules (cargo-mutants, ~40 min; MUTANTS_ARGS= for all of it)
+mutants: ## mutation testing of docket-core's rules (cargo-mutants, about an hour; MUTANTS_ARGS= for all of it)
 	@cargo mutants --version 2>/dev/null | grep -qx 'cargo-mutants $(CARGO_MUTANTS_VERSION)' || cargo install --locked cargo-mutants@$(CARGO_MUTANTS_VERSION)
 	CARGO_TARGET_DIR=$(HOME)/.cache/docket/mutants-target nice -n 19 \
 	  cargo mutants --package docket-core --jobs 1 --timeout-multiplier 3 --caught $(MUTANTS_ARGS)
