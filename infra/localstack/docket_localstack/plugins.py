@@ -67,6 +67,13 @@ def register_wire_log():
     install()
 
 
+@hooks.on_infra_start()
+def register_sfn_redrive():
+    from docket_localstack.sfn_redrive import install
+
+    install()
+
+
 class _StepFunctionsResourcePlugin(CloudFormationResourceProviderPlugin):
     """A provider of `cfn_stepfunctions`, found by its CloudFormation type (the plugin's name)."""
 
