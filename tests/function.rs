@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use aws_sdk_lambda::primitives::Blob;
-use aws_sdk_lambda::types::{Architecture, Environment, FunctionCode, Runtime, State};
+use aws_sdk_lambda::types::{
+    Architecture, Environment, FunctionCode, LastUpdateStatus, Runtime, State,
+};
 use serde_json::Value;
 
 use crate::resource::{Kind, Resource};
@@ -101,6 +103,36 @@ impl Function {
             }
         }
         panic!("function {name} not Active after 10 s");
+    }
+
+    /// Replaces the function's environment and waits until the update is in effect (LocalStack
+    /// then drops the old execution environments: the next invocations start new ones).
+    pub async fn set_env(&self, env: &[(&str, &str)]) {
+        let mut environment = Environment::builder();
+        for (k, v) in env {
+            environment = environment.variables(*k, *v);
+        }
+        self.client
+            .update_function_configuration()
+            .function_name(&self.name)
+            .environment(environment.build())
+            .send()
+            .await
+            .expect("update function configuration");
+        for _ in 0..500 {
+            let conf = self
+                .client
+                .get_function_configuration()
+                .function_name(&self.name)
+                .send()
+                .await
+                .expect("get function configuration");
+            if conf.last_update_status() == Some(&LastUpdateStatus::Successful) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("function {} not updated after 10 s", self.name);
     }
 
     /// Synchronous invoke: (payload, FunctionError header).

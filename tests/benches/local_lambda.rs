@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use aws_sdk_lambda::primitives::Blob;
-use aws_sdk_lambda::types::{Environment, LastUpdateStatus, LogType};
+use aws_sdk_lambda::types::LogType;
 use docket_e2e::function::Function;
 use docket_e2e::util;
 
@@ -73,30 +73,7 @@ async fn main() {
     for i in 0..=COLD_STARTS {
         if i > 0 {
             // New configuration: LocalStack drops the old environments and starts new ones.
-            f.client
-                .update_function_configuration()
-                .function_name(&f.name)
-                .environment(
-                    Environment::builder()
-                        .variables("DOCKET_BENCH", i.to_string())
-                        .build(),
-                )
-                .send()
-                .await
-                .expect("update function configuration");
-            for _ in 0..100 {
-                let conf = f
-                    .client
-                    .get_function_configuration()
-                    .function_name(&f.name)
-                    .send()
-                    .await
-                    .expect("get function configuration");
-                if conf.last_update_status() == Some(&LastUpdateStatus::Successful) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            f.set_env(&[("DOCKET_BENCH", &i.to_string())]).await;
         }
         let (took, init) = timed_invoke(&f).await;
         cold_round_trip.push(ms(took));

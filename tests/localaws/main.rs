@@ -9,6 +9,7 @@ mod dynamodb;
 mod faults;
 mod lambda;
 mod ledger;
+mod redrive;
 mod requests;
 mod review;
 mod textract;

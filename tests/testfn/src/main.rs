@@ -7,6 +7,9 @@
 //!   Lambda error type (what Step Functions' Retry/Catch match on);
 //! - `{"fail_times": {"key": k, "n": n}}` fails with `Docket.Transient` on the first n calls per
 //!   key in this process (warm environments keep the count), then returns `{"attempt": i}`;
+//! - `{"fail_unless_env": "NAME"}` fails with `Docket.Transient` while the function's environment
+//!   has no non-empty NAME, else returns `{"NAME": value}` (a flag a test flips with
+//!   UpdateFunctionConfiguration, which survives new execution environments);
 //! - `{"exit": code}` ends the process mid-invocation (a crashing runtime).
 //!
 //! Every invocation prints one line with its request id and input (for the CloudWatch Logs check).
@@ -61,6 +64,15 @@ async fn handle(event: LambdaEvent<Value>) -> Result<Value, Failure> {
             error_type: text("errorType").to_string(),
             message: text("message").to_string(),
         });
+    }
+    if let Some(name) = input.get("fail_unless_env").and_then(Value::as_str) {
+        return match std::env::var(name) {
+            Ok(value) if !value.is_empty() => Ok(json!({ name: value })),
+            _ => Err(Failure {
+                error_type: "Docket.Transient".to_string(),
+                message: format!("{name} is not set: failing on purpose"),
+            }),
+        };
     }
     if let Some(spec) = input.get("fail_times") {
         let key = spec.get("key").and_then(Value::as_str).unwrap_or_default();
