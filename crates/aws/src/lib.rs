@@ -18,6 +18,7 @@ mod item;
 pub mod ledger;
 pub mod review;
 pub mod s3;
+pub mod saga;
 pub mod sfn;
 pub mod textract;
 

@@ -9,6 +9,9 @@
 //!   document's checkpoint, in another table, `attribute_not_exists(documentId) OR #seq = :prev`
 //!   (no gaps; and a truncated tail is caught because the checkpoint still names the last entry)
 //!
+//! - Journal, Outbox, Restore: the saga's conditions (`crate::saga`), on the journal and outbox
+//!   tables ([`DynamoStore::with_saga`]) and the documents table
+//!
 //! Audit entries are stored as the exact JSON that was hashed, next to a few plain attributes
 //! for queries; nothing updates or deletes them.
 
@@ -27,6 +30,7 @@ use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
 use crate::item::{req_str, s, Item};
+use crate::saga::SagaTables;
 
 use items::{audit_from, audit_item, checkpoint_from, document_from, run_from, run_item};
 
@@ -51,6 +55,8 @@ pub struct Tables {
 pub struct DynamoStore {
     client: Client,
     tables: Tables,
+    /// The saga's tables, for a store whose commits carry its changes.
+    saga: Option<SagaTables>,
 }
 
 /// The checkpoint moves only from the previous entry (a first entry has no checkpoint yet).
@@ -72,12 +78,32 @@ impl DynamoStore {
         DynamoStore {
             client: Client::from_conf(crate::with_faults(builder, faults).build()),
             tables,
+            saga: None,
         }
     }
 
-    /// Table names from `RUNS_TABLE`, `DOCUMENTS_TABLE`, `AUDIT_TABLE`.
+    /// This store over `client` (tests count its requests).
+    pub fn from_client(client: Client, tables: Tables) -> Self {
+        DynamoStore {
+            client,
+            tables,
+            saga: None,
+        }
+    }
+
+    /// This store with the saga's tables: its commits may carry `Change::Journal`,
+    /// `Change::Outbox` and `Change::Restore` (without them such a commit is `Fatal.Internal`).
+    pub fn with_saga(mut self, saga: SagaTables) -> Self {
+        self.saga = Some(saga);
+        self
+    }
+
+    /// Table names from `RUNS_TABLE`, `DOCUMENTS_TABLE`, `AUDIT_TABLE`,
+    /// `AUDIT_CHECKPOINTS_TABLE`, `LEDGER_TABLE`, and the saga's from `SAGA_JOURNAL_TABLE` and
+    /// `OUTBOX_TABLE` when they are set.
     pub fn from_env(config: &aws_config::SdkConfig) -> Result<Self, Error> {
-        Ok(Self::new(
+        let saga = SagaTables::from_env()?;
+        let store = Self::new(
             config,
             Tables {
                 runs: crate::env("RUNS_TABLE")?,
@@ -86,7 +112,11 @@ impl DynamoStore {
                 checkpoints: crate::env("AUDIT_CHECKPOINTS_TABLE")?,
                 ledger: crate::env("LEDGER_TABLE")?,
             },
-        ))
+        );
+        Ok(match saga {
+            Some(saga) => store.with_saga(saga),
+            None => store,
+        })
     }
 
     /// The SDK client, for operator tools.
@@ -189,14 +219,20 @@ impl DynamoStore {
     }
 
     /// The writes of one change: one item, or two for an audit entry (entry and checkpoint).
-    fn write_items(&self, change: Change) -> Vec<TransactWriteItem> {
-        match change {
+    fn write_items(&self, change: Change) -> Result<Vec<TransactWriteItem>, Error> {
+        Ok(match change {
             Change::Audit(entry) => {
                 let checkpoint = self.checkpoint_item(&entry);
-                vec![self.write_item(Change::Audit(entry)), checkpoint]
+                vec![self.write_item(Change::Audit(entry))?, checkpoint]
             }
-            other => vec![self.write_item(other)],
-        }
+            other => vec![self.write_item(other)?],
+        })
+    }
+
+    fn saga_tables(&self) -> Result<&SagaTables, Error> {
+        self.saga.as_ref().ok_or_else(|| {
+            Error::Internal("a saga change was committed by a store without its tables".into())
+        })
     }
 
     fn checkpoint_item(&self, entry: &AuditEntry) -> TransactWriteItem {
@@ -215,14 +251,34 @@ impl DynamoStore {
         TransactWriteItem::builder().update(update).build()
     }
 
-    fn write_item(&self, change: Change) -> TransactWriteItem {
+    fn write_item(&self, change: Change) -> Result<TransactWriteItem, Error> {
         let put = |table: &str, item: Item, condition: &str| {
             Put::builder()
                 .table_name(table)
                 .set_item(Some(item))
                 .condition_expression(condition)
         };
-        match change {
+        Ok(match change {
+            Change::Journal(journal) => {
+                let table = &self.saga_tables()?.journal;
+                let put = crate::saga::journal::put(table, &journal);
+                TransactWriteItem::builder().put(put).build()
+            }
+            Change::Outbox { record, from } => {
+                let table = &self.saga_tables()?.outbox;
+                let put = crate::saga::outbox::put(table, &record, from);
+                TransactWriteItem::builder().put(put).build()
+            }
+            Change::Restore {
+                document,
+                run,
+                previous,
+            } => crate::saga::restore::item(
+                &self.tables.documents,
+                &document,
+                &run,
+                previous.as_ref(),
+            ),
             Change::CreateRun(run) => TransactWriteItem::builder()
                 .put(
                     put(
@@ -314,7 +370,7 @@ impl DynamoStore {
                     .expect("complete put"),
                 )
                 .build(),
-        }
+        })
     }
 }
 
@@ -324,7 +380,7 @@ impl Store for DynamoStore {
         let mut owners = Vec::new();
         let mut items = Vec::new();
         for (index, change) in changes.into_iter().enumerate() {
-            for item in self.write_items(change) {
+            for item in self.write_items(change)? {
                 owners.push(index);
                 items.push(item);
             }

@@ -20,16 +20,17 @@ pub use workflow::{MemoryCallback, MemoryWorkflow};
 
 use crate::ports::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasPromotions, HasReviews, HasStore, HasWorkflow,
+    HasReviews, HasStore, HasWorkflow,
 };
 
-/// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger is the
-/// store's: its [`Change::Ledger`](crate::ports::Change::Ledger) writes commit there.
+/// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger, the
+/// saga journals and the outbox are the store's: its `Change::Ledger`, `Change::Journal` and
+/// `Change::Outbox` writes commit there.
 #[derive(Debug, Default)]
 pub struct MemoryPorts {
     /// Objects.
     pub blobs: MemoryBlobs,
-    /// Runs, documents, audit chains, and the ledger.
+    /// Runs, documents, audit chains, the ledger, the saga journals and the outbox.
     pub store: MemoryStore,
     /// OCR jobs.
     pub ocr: FakeOcr,
@@ -39,10 +40,6 @@ pub struct MemoryPorts {
     pub reviews: MemoryReviewStore,
     /// Callbacks to waiting Tasks.
     pub callback: MemoryCallback,
-    /// Saga journals.
-    pub journal: MemoryJournal,
-    /// Outbox records.
-    pub outbox: MemoryOutbox,
     /// The event bus.
     pub events: MemoryBus,
     /// The downstream consumer.
@@ -101,14 +98,14 @@ impl HasCallback for MemoryPorts {
 impl HasJournal for MemoryPorts {
     type Journal = MemoryJournal;
     fn journal(&self) -> &MemoryJournal {
-        &self.journal
+        &self.store.journal
     }
 }
 
 impl HasOutbox for MemoryPorts {
     type Outbox = MemoryOutbox;
     fn outbox(&self) -> &MemoryOutbox {
-        &self.outbox
+        &self.store.outbox
     }
 }
 
@@ -123,13 +120,5 @@ impl HasDownstream for MemoryPorts {
     type Downstream = MemorySink;
     fn downstream(&self) -> &MemorySink {
         &self.downstream
-    }
-}
-
-/// Promotions are restored in the store's documents table.
-impl HasPromotions for MemoryPorts {
-    type Promotions = MemoryStore;
-    fn promotions(&self) -> &MemoryStore {
-        &self.store
     }
 }

@@ -1,18 +1,17 @@
 //! The saga's stores under one lock each, applying [`crate::saga`]'s rules, with counters at
-//! the wire and scripted failures for the tests.
+//! the wire and scripted failures for the tests. The journal and the outbox belong to the
+//! [`MemoryStore`](super::MemoryStore), which applies `Change::Journal`/`Change::Outbox` to them
+//! atomically with the rest of a commit.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::MemoryStore;
-use crate::ids::{DocumentId, RunId};
-use crate::ports::{
-    DocumentRecord, Downstream, EventBus, Outbox, Promotions, Restored, SagaJournal, StaleJournal,
-};
+use crate::ids::RunId;
+use crate::ports::{Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
 use crate::saga::CompensationStatus;
 use crate::saga::{
-    Advance, Book, Delivery, EventBody, EventId, Journal, JournalEntry, OutboxRecord,
-    PreviousResult, ReceiptId, Voided,
+    Advance, Book, Delivery, EventBody, EventId, Journal, JournalEntry, OutboxRecord, ReceiptId,
+    Voided,
 };
 use crate::Error;
 
@@ -46,8 +45,8 @@ impl std::future::Future for YieldOnce {
 /// Journals by run, written only at the next version.
 #[derive(Debug, Default)]
 pub struct MemoryJournal {
-    journals: Mutex<BTreeMap<RunId, Journal>>,
-    /// Successful writes.
+    pub(super) journals: Mutex<BTreeMap<RunId, Journal>>,
+    /// Successful writes (alone, or in a store commit).
     pub writes: Mutex<usize>,
 }
 
@@ -82,7 +81,7 @@ impl SagaJournal for MemoryJournal {
 /// Outbox records by event id.
 #[derive(Debug, Default)]
 pub struct MemoryOutbox {
-    records: Mutex<BTreeMap<EventId, OutboxRecord>>,
+    pub(super) records: Mutex<BTreeMap<EventId, OutboxRecord>>,
 }
 
 impl MemoryOutbox {
@@ -110,17 +109,6 @@ impl Outbox for MemoryOutbox {
         let persisted = record.advanced(&Advance::Persist)?.unwrap_or(record);
         records.insert(id, persisted.clone());
         Ok(persisted)
-    }
-
-    async fn advance(&self, event: &EventId, advance: Advance) -> Result<OutboxRecord, Error> {
-        let mut records = self.records.lock().unwrap();
-        let rec = records
-            .get_mut(event)
-            .ok_or_else(|| Error::Internal(format!("outbox has no event {event}")))?;
-        if let Some(next) = rec.advanced(&advance)? {
-            *rec = next;
-        }
-        Ok(rec.clone())
     }
 }
 
@@ -211,48 +199,5 @@ impl Downstream for MemorySink {
             return Err(Error::Dependency("void: consumer unavailable".into()));
         }
         self.book.lock().unwrap().void(receipt, reason)
-    }
-}
-
-impl Promotions for MemoryStore {
-    async fn restore(
-        &self,
-        document: &DocumentId,
-        run: &RunId,
-        previous: Option<&PreviousResult>,
-    ) -> Result<Restored, Error> {
-        let mut tables = self.tables.lock().unwrap();
-        let current = tables.documents.get(document).cloned();
-        let restored = match (&current, previous) {
-            (Some(c), _) if &c.current_run_id == run => {
-                match previous {
-                    Some(p) => {
-                        let doc = DocumentRecord {
-                            current_run_id: p.run_id.clone(),
-                            source_order: p.source_order.clone(),
-                            ..c.clone()
-                        };
-                        tables.documents.insert(document.clone(), doc);
-                    }
-                    None => {
-                        tables.documents.remove(document);
-                    }
-                }
-                Restored::Restored
-            }
-            (None, None) => Restored::AlreadyRestored,
-            (Some(c), Some(p)) if c.current_run_id == p.run_id => Restored::AlreadyRestored,
-            (Some(c), _) => Restored::Superseded(c.current_run_id.clone()),
-            (None, Some(p)) => {
-                return Err(Error::Internal(format!(
-                    "document {document} has no current result; {run} cannot restore {}",
-                    p.run_id
-                )))
-            }
-        };
-        if restored == Restored::Restored {
-            *self.commits.lock().unwrap() += 1;
-        }
-        Ok(restored)
     }
 }

@@ -1,13 +1,15 @@
-//! Runs, documents and audit chains, committed together with ledger writes.
+//! Runs, documents and audit chains, committed together with ledger, saga journal and outbox
+//! writes.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::ledger::Records;
-use super::MemoryLedger;
+use super::{MemoryJournal, MemoryLedger, MemoryOutbox};
 use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, RunId};
 use crate::ports::{Change, DocumentRecord, Refused, RunRecord, Store};
+use crate::saga::{EventId, Journal, OutboxRecord};
 use crate::Error;
 
 #[derive(Debug, Default)]
@@ -19,13 +21,18 @@ pub(super) struct Tables {
 }
 
 /// Runs, documents and audit chains with the DynamoDB adapter's conditions, and the operation
-/// ledger that [`Change::Ledger`] writes commit to (atomically with the rest).
+/// ledger, saga journals and outbox that [`Change::Ledger`], [`Change::Journal`] and
+/// [`Change::Outbox`] write to (atomically with the rest).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     pub(super) tables: Mutex<Tables>,
     /// The ledger the store's [`Change::Ledger`] writes go to
     /// ([`MemoryPorts`](super::MemoryPorts) hands it to the steps as theirs).
     pub ledger: MemoryLedger,
+    /// The saga journals [`Change::Journal`] writes go to (and the steps read).
+    pub journal: MemoryJournal,
+    /// The outbox [`Change::Outbox`] writes go to (and the steps read).
+    pub outbox: MemoryOutbox,
     /// Number of successful commits (each is one DynamoDB write request in the AWS adapter).
     pub commits: Mutex<usize>,
 }
@@ -37,8 +44,32 @@ impl MemoryStore {
     }
 }
 
-fn allowed(tables: &Tables, ledger: &Records, change: &Change) -> bool {
+/// Everything one commit may change, locked together.
+struct Locked<'a> {
+    tables: &'a mut Tables,
+    ledger: &'a mut Records,
+    journals: &'a mut BTreeMap<RunId, Journal>,
+    outbox: &'a mut BTreeMap<EventId, OutboxRecord>,
+}
+
+fn allowed(locked: &Locked<'_>, change: &Change) -> bool {
+    let (tables, ledger) = (&*locked.tables, &*locked.ledger);
     match change {
+        Change::Journal(journal) => {
+            let stored = locked
+                .journals
+                .get(&journal.run_id)
+                .map_or(0, |j| j.version);
+            stored + 1 == journal.version
+        }
+        Change::Outbox { record, from } => {
+            let stored = locked.outbox.get(&record.body.event_id).map(|r| r.delivery);
+            stored == *from
+        }
+        Change::Restore { document, run, .. } => tables
+            .documents
+            .get(document)
+            .is_some_and(|d| &d.current_run_id == run),
         Change::Ledger {
             op, fence, write, ..
         } => matches!(
@@ -67,8 +98,27 @@ fn allowed(tables: &Tables, ledger: &Records, change: &Change) -> bool {
     }
 }
 
-fn apply(tables: &mut Tables, ledger: &mut Records, change: Change) {
+fn apply(locked: &mut Locked<'_>, change: Change) {
+    let (tables, ledger) = (&mut *locked.tables, &mut *locked.ledger);
     match change {
+        Change::Journal(journal) => {
+            locked.journals.insert(journal.run_id.clone(), journal);
+        }
+        Change::Outbox { record, .. } => {
+            locked.outbox.insert(record.body.event_id.clone(), record);
+        }
+        Change::Restore {
+            document, previous, ..
+        } => match previous {
+            Some(p) => {
+                let doc = tables.documents.get_mut(&document).expect("checked");
+                doc.current_run_id = p.run_id;
+                doc.source_order = p.source_order;
+            }
+            None => {
+                tables.documents.remove(&document);
+            }
+        },
         Change::Ledger {
             op,
             fence,
@@ -115,12 +165,25 @@ impl Store for MemoryStore {
     async fn commit(&self, changes: Vec<Change>) -> Result<Result<(), Refused>, Error> {
         let mut tables = self.tables.lock().unwrap();
         let mut ledger = self.ledger.records.lock().unwrap();
-        if let Some(index) = changes.iter().position(|c| !allowed(&tables, &ledger, c)) {
+        let mut journals = self.journal.journals.lock().unwrap();
+        let mut outbox = self.outbox.records.lock().unwrap();
+        let mut locked = Locked {
+            tables: &mut tables,
+            ledger: &mut ledger,
+            journals: &mut journals,
+            outbox: &mut outbox,
+        };
+        if let Some(index) = changes.iter().position(|c| !allowed(&locked, c)) {
             return Ok(Err(Refused { index }));
         }
+        let journal_writes = changes
+            .iter()
+            .filter(|c| matches!(c, Change::Journal(_)))
+            .count();
         for change in changes {
-            apply(&mut tables, &mut ledger, change);
+            apply(&mut locked, change);
         }
+        *self.journal.writes.lock().unwrap() += journal_writes;
         *self.commits.lock().unwrap() += 1;
         Ok(Ok(()))
     }

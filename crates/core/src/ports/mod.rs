@@ -15,11 +15,11 @@ mod workflow;
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasPromotions, HasReviews, HasStore, HasWorkflow,
+    HasReviews, HasStore, HasWorkflow,
 };
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use review::ReviewStore;
-pub use saga::{Downstream, EventBus, Outbox, Promotions, Restored, SagaJournal, StaleJournal};
+pub use saga::{Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
 pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 pub use workflow::{Started, TaskCallback, Workflow};

@@ -1,13 +1,15 @@
 //! The stores and services route's saga uses (`steps::saga`): its journal, the outbox, the
-//! event bus, the downstream consumer, and the restore of a document's previous result. Each is
-//! narrow; the rules they apply are [`crate::saga`]'s.
+//! event bus and the downstream consumer. Each is narrow; the rules they apply are
+//! [`crate::saga`]'s. The journal's and the outbox's writes that record an effect go through the
+//! store's transaction instead (`Change::Journal`, `Change::Outbox`, and `Change::Restore` for
+//! the compensation of a promotion), with the audit entry: the ports here read, and write only
+//! what has no audit entry of its own (a claim before an effect, a retraction's record before
+//! it is published).
 
 use std::future::Future;
 
-use crate::ids::{DocumentId, RunId};
-use crate::saga::{
-    Advance, EventBody, EventId, Journal, OutboxRecord, PreviousResult, ReceiptId, Voided,
-};
+use crate::ids::RunId;
+use crate::saga::{EventBody, EventId, Journal, OutboxRecord, ReceiptId, Voided};
 use crate::Error;
 
 /// A journal write lost the race: the stored version is not the one it was derived from.
@@ -45,13 +47,6 @@ pub trait Outbox: Send + Sync {
         &self,
         record: OutboxRecord,
     ) -> impl Future<Output = Result<OutboxRecord, Error>> + Send;
-    /// Moves the record of `event` ([`OutboxRecord::advanced`]; conditional on the delivery
-    /// state it was read in). A missing record is `Fatal.Internal`.
-    fn advance(
-        &self,
-        event: &EventId,
-        advance: Advance,
-    ) -> impl Future<Output = Result<OutboxRecord, Error>> + Send;
 }
 
 /// The event bus (EventBridge PutEvents).
@@ -88,27 +83,4 @@ pub trait Downstream: Send + Sync {
         receipt: &ReceiptId,
         reason: &str,
     ) -> impl Future<Output = Result<Voided, Error>> + Send;
-}
-
-/// What a restore did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Restored {
-    /// The previous result is current again (or, with none, the document has none).
-    Restored,
-    /// It was restored before: nothing changed.
-    AlreadyRestored,
-    /// Another run is current (a newer version): it is never undone.
-    Superseded(RunId),
-}
-
-/// The compensation of a promotion, beside the store's `Change::Promote`.
-pub trait Promotions: Send + Sync {
-    /// Makes `previous` the document's current result (none: removes the current result), only
-    /// if the current one is `run` (`ConditionExpression: currentRunId = :run`).
-    fn restore(
-        &self,
-        document: &DocumentId,
-        run: &RunId,
-        previous: Option<&PreviousResult>,
-    ) -> impl Future<Output = Result<Restored, Error>> + Send;
 }

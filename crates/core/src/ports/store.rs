@@ -9,6 +9,7 @@ use crate::audit::{AuditEntry, Checkpoint};
 use crate::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
 use crate::ledger::Write;
 use crate::model::run::ObjectRef;
+use crate::saga::{Delivery, Journal, OutboxRecord, PreviousResult};
 use crate::Error;
 
 /// Where a run stands.
@@ -136,6 +137,31 @@ pub enum Change {
         write: Write,
         /// When (unix seconds).
         now: i64,
+    },
+    /// Writes a run's saga journal iff the stored one is at `version - 1` (no journal for
+    /// version 1): two writers that read the same version cannot both write. Committed with the
+    /// audit entry of the effect or compensation it records (`steps::saga`).
+    Journal(Journal),
+    /// Writes an outbox record. `from: None` persists a new one (refused if the event has a
+    /// record: the id is stable, the event is one); `from: Some(d)` moves a record that was read
+    /// in delivery state `d` (refused unless it still is: delivery only moves forward, once).
+    /// Committed with the state change the event announces.
+    Outbox {
+        /// The record as it is to be stored.
+        record: OutboxRecord,
+        /// The delivery state it was read in (`None`: no record yet).
+        from: Option<Delivery>,
+    },
+    /// The compensation of a promotion: `previous` becomes the document's current result again
+    /// (`None`: the document has no current result), refused unless the current one is still
+    /// `run` — a newer result is never undone.
+    Restore {
+        /// The document.
+        document: DocumentId,
+        /// The run whose promotion is undone.
+        run: RunId,
+        /// What was current before it.
+        previous: Option<PreviousResult>,
     },
 }
 

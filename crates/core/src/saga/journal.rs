@@ -304,6 +304,26 @@ impl Journal {
     }
 }
 
+impl Journal {
+    /// The journal after each of `ts` in order, as ONE write (version + 1), or `None` if it
+    /// already shows them all. For transitions committed in one transaction with the change they
+    /// record (a promotion is claimed and confirmed in the transaction that makes it: no state
+    /// in which it happened unrecorded).
+    pub fn next_all(&self, ts: &[Transition]) -> Result<Option<Journal>, Error> {
+        let mut now = self.clone();
+        for t in ts {
+            if let Some(next) = now.next(t)? {
+                now = next;
+            }
+        }
+        if now.version == self.version {
+            return Ok(None);
+        }
+        now.version = self.version + 1;
+        Ok(Some(now))
+    }
+}
+
 /// `known` completed with `more`, or the refusal of two different outcomes of one effect.
 fn merge(
     journal: &Journal,

@@ -2,7 +2,8 @@
 //! publication through the outbox, the downstream record), the evidence of each, the
 //! compensation journal and its planner, the outbox record and the reference consumer's rules.
 //! The steps over these are in `steps::saga`; the stores behind them are ports
-//! (`ports::SagaJournal`, `Outbox`, `EventBus`, `Downstream`, `Promotions`).
+//! (`ports::SagaJournal`, `Outbox`, `EventBus`, `Downstream`) and the store's transaction
+//! (`ports::Change::{Journal, Outbox, Restore}`).
 
 pub mod compensate;
 pub mod effect;

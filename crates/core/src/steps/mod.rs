@@ -115,9 +115,34 @@ pub async fn record<S: Store>(
     changes: Vec<Change>,
     draft: AuditDraft,
 ) -> Result<Result<AuditEntry, Refused>, Error> {
+    append(store, ctx, document, changes, draft, true).await
+}
+
+/// [`record`] for changes that carry their own guard against a repeat (a versioned saga
+/// journal: a repeat finds the journal moved and writes nothing): a head that is the same
+/// operation's entry is not taken as this commit having landed, since one operation appends
+/// several entries (a refusal, then its settlement).
+pub async fn record_guarded<S: Store>(
+    store: &S,
+    ctx: &Context,
+    document: &DocumentId,
+    changes: Vec<Change>,
+    draft: AuditDraft,
+) -> Result<Result<AuditEntry, Refused>, Error> {
+    append(store, ctx, document, changes, draft, false).await
+}
+
+async fn append<S: Store>(
+    store: &S,
+    ctx: &Context,
+    document: &DocumentId,
+    changes: Vec<Change>,
+    draft: AuditDraft,
+    repeat_is_done: bool,
+) -> Result<Result<AuditEntry, Refused>, Error> {
     for _ in 0..AUDIT_RACE_ATTEMPTS {
         let head = store.audit_head(document).await?;
-        if let Some(head) = &head {
+        if let Some(head) = head.as_ref().filter(|_| repeat_is_done) {
             let same_operation = draft.operation_id.is_some()
                 && head.draft.operation_id == draft.operation_id
                 && head.draft.action == draft.action;

@@ -1,15 +1,17 @@
 //! Compensation: reconcile what is uncertain, then undo what happened in reverse order
 //! ([`crate::saga::plan`]), each compensation claimed in the journal before it is tried and
 //! bounded in attempts. Used after a later effect failed and to retract an accepted document.
+//! Each settlement is one transaction with its audit entry (and the outbox move or the restore
+//! it records).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{audit, relay, update, Context};
+use super::{commit, commit_or_busy, draft, relay, update, Context};
 use crate::ids::{OperationId, RunId};
 use crate::ports::{
-    Downstream, HasDownstream, HasEvents, HasJournal, HasOutbox, HasPromotions, HasStore, Outbox,
-    Promotions, Restored, SagaJournal, Store,
+    Change, Downstream, HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore, Outbox, Refused,
+    SagaJournal, Store,
 };
 use crate::saga::effect::COMPENSATE_STEP;
 use crate::saga::{
@@ -30,8 +32,9 @@ pub struct Compensation {
 
 /// What one compensation did.
 enum Done {
-    /// Undone; the audit detail.
-    Committed(Value),
+    /// Undone; the audit detail, and the store change that undoes it (committed with the
+    /// journal and the entry).
+    Committed(Value, Option<Box<Change>>),
     /// Nothing to undo after all (why).
     NotRequired(String),
 }
@@ -46,7 +49,7 @@ const MAX_STEPS: usize = 16;
 /// failure, the compensation is `failed-manual-review` with the config's unresolved owner and
 /// the saga ends `compensation_failed`. A saga that ended answers its end and does nothing.
 pub async fn compensate(
-    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream + HasPromotions),
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
     ctx: &Context,
     run: &RunId,
     reason: &str,
@@ -68,67 +71,85 @@ pub async fn compensate(
             break;
         };
         journal = if action.is_look_up() {
-            let outcome = look_up(ports, &journal, effect, &action).await?;
-            let found = matches!(outcome, Outcome::Happened(_));
-            let journal =
-                update(ports.journal(), run, &Transition::Settle(effect, outcome)).await?;
-            if found {
+            let (outcome, outbox) = look_up(ports, &journal, effect, &action).await?;
+            let settled = [Transition::Settle(effect, outcome.clone())];
+            match outcome {
                 // The effect happened after all: it goes into the chain as the forward step
                 // would have recorded it, marked as reconciled.
-                let ids = serde_json::to_value(&journal.entry(effect).ids).expect("ids serialize");
-                let detail = json!({"reconciled": true, "ids": ids});
-                let op = effect.operation(run);
-                audit(ports.store(), ctx, run, &op, effect.name(), detail).await?;
+                Outcome::Happened(_) => {
+                    let op = effect.operation(run);
+                    let audit = |j: &Journal| {
+                        let ids = serde_json::to_value(&j.entry(effect).ids).expect("ids");
+                        let detail = json!({"reconciled": true, "ids": ids});
+                        Some(draft(ctx, run, &op, effect.name(), detail))
+                    };
+                    commit_or_busy(ports, ctx, run, &settled, outbox.as_slice(), audit).await?
+                }
+                Outcome::DidNotHappen => update(ports.journal(), run, &settled[0]).await?,
             }
-            journal
         } else {
             undo(ports, ctx, &journal, effect, &action, &rules, reason).await?
         };
     }
-    let journal = update(ports.journal(), run, &Transition::Finish).await?;
-    let end = journal.end.expect("finished");
     let op = OperationId::new(run, COMPENSATE_STEP, None);
-    let detail = json!({"reason": journal.compensation_reason});
-    let action = format!("saga.{}", end.name());
-    audit(ports.store(), ctx, run, &op, &action, detail).await?;
+    let audit = |j: &Journal| {
+        let end = j.end.expect("finished");
+        let detail = json!({"reason": j.compensation_reason});
+        Some(draft(
+            ctx,
+            run,
+            &op,
+            &format!("saga.{}", end.name()),
+            detail,
+        ))
+    };
+    let journal = commit_or_busy(ports, ctx, run, &[Transition::Finish], &[], audit).await?;
     Ok(Compensation {
-        end,
+        end: journal.end.expect("finished"),
         already_ended: false,
     })
 }
 
-/// Settles an uncertain effect by asking whoever holds its outcome, by its recorded ids.
+/// Settles an uncertain effect by asking whoever holds its outcome, by its recorded ids; with
+/// the outbox move a found publication needs recorded.
 async fn look_up(
     ports: &(impl HasStore + HasOutbox + HasEvents + HasDownstream),
     journal: &Journal,
     effect: Effect,
     action: &Action,
-) -> Result<Outcome, Error> {
+) -> Result<(Outcome, Option<Change>), Error> {
     let ids = &journal.entry(effect).ids;
     let happened = |more: EffectIds| Outcome::Happened(more);
     Ok(match action {
         Action::LookUpPromotion => {
             let current = ports.store().document(&journal.document_id).await?;
             match current.is_some_and(|d| d.current_run_id == journal.run_id) {
-                true => happened(EffectIds::default()),
-                false => Outcome::DidNotHappen,
+                true => (happened(EffectIds::default()), None),
+                false => (Outcome::DidNotHappen, None),
             }
         }
         // A persisted outbox record will be published (the relay is at-least-once): if the bus
         // does not have it yet, it is published now, under its id, and then compensated.
         Action::LookUpEvent { event_id } => match ports.outbox().record(event_id).await? {
-            Some(record) => happened(EffectIds {
-                entry_id: Some(relay(ports, &record.body, true).await?),
-                ..ids.clone()
-            }),
-            None => Outcome::DidNotHappen,
+            Some(record) => {
+                let (entry, accepted) = relay(ports, &record.body, true).await?;
+                let ids = EffectIds {
+                    entry_id: Some(entry),
+                    ..ids.clone()
+                };
+                (happened(ids), accepted)
+            }
+            None => (Outcome::DidNotHappen, None),
         },
         Action::LookUpReceipt { event_id } => match ports.downstream().fence(event_id).await? {
-            Some(receipt) => happened(EffectIds {
-                receipt_id: Some(receipt),
-                ..ids.clone()
-            }),
-            None => Outcome::DidNotHappen,
+            Some(receipt) => {
+                let ids = EffectIds {
+                    receipt_id: Some(receipt),
+                    ..ids.clone()
+                };
+                (happened(ids), None)
+            }
+            None => (Outcome::DidNotHappen, None),
         },
         _ => unreachable!("only look-ups are settled here"),
     })
@@ -136,7 +157,7 @@ async fn look_up(
 
 /// One attempt of one compensation, claimed in the journal first; the journal after it.
 async fn undo(
-    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream + HasPromotions),
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
     ctx: &Context,
     journal: &Journal,
     effect: Effect,
@@ -150,70 +171,107 @@ async fn undo(
     let attempt = update(ports.journal(), run, &Transition::Attempt(effect, seen)).await?;
     let retry = attempt.entry(effect).attempts > 1;
     let done = match action {
-        Action::Restore { previous } => {
-            let restored = ports.promotions();
-            match restored
-                .restore(&journal.document_id, run, previous.as_ref())
-                .await
-            {
-                Ok(Restored::Superseded(newer)) => Ok(Done::NotRequired(format!(
-                    "run {newer} is current; a newer result is never undone"
-                ))),
-                Ok(_) => Ok(Done::Committed(json!({
-                    "restoredRunId": previous.as_ref().map(|p| p.run_id.as_str())
-                }))),
-                Err(e) => Err(e),
-            }
-        }
+        Action::Restore { previous } => Ok(restore(journal, previous.as_ref())),
         Action::Retract { event_id } => retract(ports, event_id, retry).await,
         Action::Void { receipt_id } => match ports.downstream().void(receipt_id, reason).await {
-            Ok(Voided::Voided) => Ok(Done::Committed(json!({"receiptId": receipt_id}))),
+            Ok(Voided::Voided) => Ok(Done::Committed(json!({"receiptId": receipt_id}), None)),
             Ok(Voided::AlreadyVoided(why)) => Ok(Done::Committed(
                 json!({"receiptId": receipt_id, "alreadyVoided": why}),
+                None,
             )),
             Err(e) => Err(e),
         },
         look_up => unreachable!("{look_up:?} is not a compensation"),
     };
-    match done {
-        Ok(Done::Committed(detail)) => {
-            let journal = update(ports.journal(), run, &Transition::Committed(effect)).await?;
-            let action = effect.compensation_name();
-            audit(ports.store(), ctx, run, &op, action, detail).await?;
-            Ok(journal)
+    let done = match done {
+        Ok(Done::Committed(detail, change)) => {
+            let change = change.map(|c| *c);
+            let committed = [Transition::Committed(effect)];
+            let entry = draft(ctx, run, &op, effect.compensation_name(), detail);
+            let audit = |_: &Journal| Some(entry.clone());
+            match commit(ports, ctx, run, &committed, change.as_slice(), audit).await? {
+                Ok(journal) => return Ok(journal),
+                // The current result moved since it was read: why, read back.
+                Err(Refused { .. }) if matches!(change, Some(Change::Restore { .. })) => {
+                    restore_refused(ports, journal).await
+                }
+                // Another relay moved the retraction's outbox record first: retried, reconciled.
+                Err(Refused { .. }) => Err(Error::InProgress(format!(
+                    "the outbox record of {effect}'s compensation of {run} moved"
+                ))),
+            }
         }
+        other => other,
+    };
+    match done {
+        Ok(Done::Committed(..)) => unreachable!("committed above"),
         Ok(Done::NotRequired(why)) => {
-            let t = Transition::NotRequired(effect, why.clone());
-            let journal = update(ports.journal(), run, &t).await?;
+            let t = [Transition::NotRequired(effect, why.clone())];
             let detail = json!({"effect": effect.name(), "why": why});
-            audit(
-                ports.store(),
-                ctx,
-                run,
-                &op,
-                "compensation.not_required",
-                detail,
-            )
-            .await?;
-            Ok(journal)
+            let entry = draft(ctx, run, &op, "compensation.not_required", detail);
+            commit_or_busy(ports, ctx, run, &t, &[], |_| Some(entry.clone())).await
         }
         Err(e) => {
-            let failed = Transition::Failed {
+            let failed = [Transition::Failed {
                 effect,
                 error: e.kind(),
                 max_attempts: rules.max_attempts,
                 owner: rules.owner.clone(),
+            }];
+            // Only a failure for good is an audit entry (an open obligation with its owner).
+            let audit = |j: &Journal| {
+                let entry = j.entry(effect);
+                (entry.compensation == CompensationStatus::FailedManualReview).then(|| {
+                    let detail = json!({"effect": effect.name(), "error": e.name(),
+                                        "attempts": entry.attempts, "owner": entry.owner});
+                    draft(ctx, run, &op, "compensation.failed", detail)
+                })
             };
-            let journal = update(ports.journal(), run, &failed).await?;
-            let entry = journal.entry(effect);
-            if entry.compensation != CompensationStatus::FailedManualReview {
+            let journal = commit_or_busy(ports, ctx, run, &failed, &[], audit).await?;
+            if journal.entry(effect).compensation != CompensationStatus::FailedManualReview {
                 return Err(e);
             }
-            let detail = json!({"effect": effect.name(), "error": e.name(),
-                                "attempts": entry.attempts, "owner": entry.owner});
-            audit(ports.store(), ctx, run, &op, "compensation.failed", detail).await?;
             Ok(journal)
         }
+    }
+}
+
+/// The restore of `journal`'s promotion, as it stood when the journal was read: the change to
+/// commit, conditional on the current result still being this run (a newer one is never
+/// undone; the store refuses it if one was promoted since).
+fn restore(journal: &Journal, previous: Option<&crate::saga::PreviousResult>) -> Done {
+    let detail = json!({"restoredRunId": previous.map(|p| p.run_id.as_str())});
+    let change = Change::Restore {
+        document: journal.document_id.clone(),
+        run: journal.run_id.clone(),
+        previous: previous.cloned(),
+    };
+    Done::Committed(detail, Some(Box::new(change)))
+}
+
+/// Why a restore was refused, read back: the document's current result is no longer this run.
+/// If it is the previous one already, the restore is done; if another run is current, a newer
+/// result is never undone.
+async fn restore_refused(ports: &impl HasStore, journal: &Journal) -> Result<Done, Error> {
+    let current = ports.store().document(&journal.document_id).await?;
+    let previous = journal.entry(Effect::ResultPromoted).ids.previous.as_ref();
+    match (current, previous) {
+        (Some(c), _) if c.current_run_id == journal.run_id => Err(Error::InProgress(format!(
+            "the restore of {} was refused while it is current",
+            journal.run_id
+        ))),
+        (Some(c), Some(p)) if c.current_run_id == p.run_id => Err(Error::Internal(format!(
+            "{} is current again but the restore of {} is not journaled",
+            p.run_id, journal.run_id
+        ))),
+        (Some(c), _) => Ok(Done::NotRequired(format!(
+            "run {} is current; a newer result is never undone",
+            c.current_run_id
+        ))),
+        (None, _) => Err(Error::Internal(format!(
+            "document {} has no current result; {} cannot be restored",
+            journal.document_id, journal.run_id
+        ))),
     }
 }
 
@@ -229,8 +287,7 @@ async fn retract(
         .await?
         .ok_or_else(|| Error::Internal(format!("outbox has no event {event_id} to retract")))?;
     let retraction = original.body.retraction();
-    let entry = relay(ports, &retraction, retry).await?;
-    Ok(Done::Committed(json!({
-        "eventId": retraction.event_id, "retracts": event_id, "entryId": entry
-    })))
+    let (entry, accepted) = relay(ports, &retraction, retry).await?;
+    let detail = json!({"eventId": retraction.event_id, "retracts": event_id, "entryId": entry});
+    Ok(Done::Committed(detail, accepted.map(Box::new)))
 }

@@ -1,12 +1,18 @@
 //! Route's saga over the ports: [`run`] makes the effects in order (promotion, publication
 //! through the outbox, the downstream record), and [`compensate`] undoes the confirmed ones in
-//! reverse order after reconciling the uncertain ones. Every effect is claimed in the journal
-//! (evidence `uncertain`) before it happens and settled after; effects and compensations are
-//! appended to the audit chain with their ids (never document content).
+//! reverse order after reconciling the uncertain ones. Effects and compensations are appended
+//! to the audit chain with their ids (never document content).
+//!
+//! What the saga records is committed in ONE store transaction ([`commit`]): the journal's
+//! settlement of an effect (`Change::Journal`, conditional on its version), the outbox's move
+//! that goes with it (`Change::Outbox`), and the effect's audit entry. The promotion is made in
+//! that same transaction, with its journal entry and the `document.accepted` outbox record
+//! (state change + outbox = one transaction); a restore likewise (`Change::Restore`). An effect
+//! outside the store (PutEvents, the consumer's record) is claimed in the journal alone before
+//! it happens (evidence `uncertain`), so a crash between it and its settlement leaves it
+//! `uncertain` and the next attempt reconciles it.
 //!
 //! Not yet wired: route does not call these (the Lambdas and the state machine come next).
-//! Until the store's transaction carries the journal and the outbox, a crash between an effect
-//! and its settlement leaves the effect `uncertain`, and the next attempt reconciles it.
 
 mod compensate;
 
@@ -15,7 +21,7 @@ pub use compensate::{compensate, Compensation};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{record, Context};
+use super::{record_guarded, Context};
 use crate::audit::AuditDraft;
 use crate::error::Family;
 use crate::ids::{sha256_hex, OperationId, RunId};
@@ -23,7 +29,7 @@ use crate::model::run::{ObjectRef, RunInput};
 use crate::ports::BlobStore;
 use crate::ports::{
     Change, DocumentRecord, Downstream, EventBus, HasBlobs, HasDownstream, HasEvents, HasJournal,
-    HasOutbox, HasStore, Outbox, SagaJournal, Store,
+    HasOutbox, HasStore, Outbox, Refused, SagaJournal, Store,
 };
 use crate::saga::outbox::invoice_key;
 use crate::saga::{
@@ -44,8 +50,10 @@ pub struct SagaRun {
     pub status: String,
 }
 
-/// Applies `t` to `run`'s journal (creating it at version 1), re-reading after a lost race;
-/// the journal as it now stands.
+/// Applies `t` to `run`'s journal alone (creating it at version 1) through
+/// [`SagaJournal::put`], re-reading after a lost race; the journal as it now stands. For what is
+/// written before an effect and has no audit entry of its own: a claim, the start of a
+/// compensation, an attempt.
 pub(super) async fn update(
     journal: &impl SagaJournal,
     run: &RunId,
@@ -63,27 +71,101 @@ pub(super) async fn update(
             return Ok(next);
         }
     }
-    Err(Error::InProgress(format!(
-        "saga journal of {run} contended {JOURNAL_RACE_ATTEMPTS} times"
-    )))
+    Err(contended(run))
 }
 
-/// Appends an audit entry with no state change of the store (the journal is its own table).
-pub(super) async fn audit(
-    store: &impl Store,
+fn contended(run: &RunId) -> Error {
+    Error::InProgress(format!(
+        "saga journal of {run} contended {JOURNAL_RACE_ATTEMPTS} times"
+    ))
+}
+
+/// Applies `ts` to `run`'s journal as one write and commits it in ONE store transaction with
+/// `changes` and the audit entry `audit` gives for the journal written (none: no entry);
+/// re-reads and applies `ts` again after another writer moved the journal. The journal as it now
+/// stands, or which of `changes` was refused (then nothing was written). A journal that already
+/// shows `ts` writes nothing: the transaction that moved it carried the changes and the entry.
+pub(super) async fn commit(
+    ports: &(impl HasStore + HasJournal),
+    ctx: &Context,
+    run: &RunId,
+    ts: &[Transition],
+    changes: &[Change],
+    audit: impl Fn(&Journal) -> Option<AuditDraft>,
+) -> Result<Result<Journal, Refused>, Error> {
+    for _ in 0..JOURNAL_RACE_ATTEMPTS {
+        let current = ports.journal().journal(run).await?;
+        let current = current.unwrap_or_else(|| Journal::new(run));
+        let Some(next) = current.next_all(ts)? else {
+            return Ok(Ok(current));
+        };
+        let mut all = vec![Change::Journal(next.clone())];
+        all.extend(changes.iter().cloned());
+        let written = match audit(&next) {
+            Some(draft) => {
+                let document = run.document_id();
+                let appended = record_guarded(ports.store(), ctx, &document, all, draft).await?;
+                appended.map(|_| ())
+            }
+            None => ports.store().commit(all).await?,
+        };
+        match written {
+            Ok(()) => return Ok(Ok(next)),
+            Err(Refused { index: 0 }) => continue,
+            Err(Refused { index }) => return Ok(Err(Refused { index: index - 1 })),
+        }
+    }
+    Err(contended(run))
+}
+
+/// [`commit`] of changes that only another caller of the same saga can have moved first (a
+/// concurrent relay advanced the outbox record): `Transient.InProgress`, and the retry
+/// reconciles from what is stored.
+pub(super) async fn commit_or_busy(
+    ports: &(impl HasStore + HasJournal),
+    ctx: &Context,
+    run: &RunId,
+    ts: &[Transition],
+    changes: &[Change],
+    audit: impl Fn(&Journal) -> Option<AuditDraft>,
+) -> Result<Journal, Error> {
+    commit(ports, ctx, run, ts, changes, audit)
+        .await?
+        .map_err(|r| {
+            Error::InProgress(format!(
+                "saga of {run}: {:?} was moved by another caller",
+                changes[r.index]
+            ))
+        })
+}
+
+/// The audit entry of `action` by operation `op` of `run`.
+pub(super) fn draft(
     ctx: &Context,
     run: &RunId,
     op: &OperationId,
     action: &str,
     detail: Value,
-) -> Result<(), Error> {
-    let draft = AuditDraft::new(&ctx.actor, action, Some(run))
+) -> AuditDraft {
+    AuditDraft::new(&ctx.actor, action, Some(run))
         .operation(op)
-        .detail(detail);
-    record(store, ctx, &run.document_id(), Vec::new(), draft)
-        .await?
-        .map(|_| ())
-        .map_err(|r| Error::Internal(format!("audit append refused at change {}", r.index)))
+        .detail(detail)
+}
+
+/// The change that persists `body`'s outbox record (refused if the event has one).
+fn persist(body: &EventBody) -> Result<Change, Error> {
+    let prepared = OutboxRecord::prepare(body.clone());
+    let record = prepared.advanced(&Advance::Persist)?.unwrap_or(prepared);
+    Ok(Change::Outbox { record, from: None })
+}
+
+/// The change that moves `record` by `advance` (conditional on the state it was read in), or
+/// none when it already shows it.
+fn advance(record: &OutboxRecord, advance: Advance) -> Result<Option<Change>, Error> {
+    Ok(record.advanced(&advance)?.map(|next| Change::Outbox {
+        record: next,
+        from: Some(record.delivery),
+    }))
 }
 
 /// Runs the saga of `input`, whose result (written by route) is `result`. A retried call skips
@@ -112,7 +194,7 @@ pub async fn run(
     let known = known.unwrap_or_else(|| Journal::new(&input.run_id));
     let evidence = |effect: Effect| known.entry(effect).evidence;
 
-    if !promote(ports, ctx, input, result, &known).await? {
+    if !promote(ports, ctx, input, result, &body, &known).await? {
         return Ok(SagaRun {
             status: "stale".into(),
         });
@@ -132,12 +214,15 @@ pub async fn run(
 }
 
 /// `result.promoted`: the run becomes the document's current result unless a newer version is
-/// (then `false`: settled not-attempted). The previous current run is claimed beforehand.
+/// (then `false`, and nothing is written). One transaction makes the promotion, confirms it in
+/// the journal with the previous current run, persists the `document.accepted` outbox record
+/// and appends the audit entry.
 async fn promote(
     ports: &(impl HasStore + HasJournal),
     ctx: &Context,
     input: &RunInput,
     result: &ObjectRef,
+    body: &EventBody,
     known: &Journal,
 ) -> Result<bool, Error> {
     let effect = Effect::ResultPromoted;
@@ -147,7 +232,8 @@ async fn promote(
     let is_current = current.as_ref().is_some_and(|d| &d.current_run_id == run);
     let ids = match entry.evidence {
         Evidence::Confirmed => return Ok(true),
-        // Claimed before: the previous result was recorded then; did the promotion land?
+        // Claimed apart from the promotion (a journal written before promotions were committed
+        // with their entry): the previous result was recorded then; did the promotion land?
         Evidence::Uncertain if is_current => {
             let settled = Outcome::Happened(entry.ids.clone());
             update(ports.journal(), run, &Transition::Settle(effect, settled)).await?;
@@ -162,33 +248,39 @@ async fn promote(
             ..EffectIds::default()
         },
     };
-    update(
-        ports.journal(),
-        run,
-        &Transition::Claim(effect, ids.clone()),
-    )
-    .await?;
     let promote = Change::Promote(DocumentRecord {
         document_id: input.document_id.clone(),
         tenant: input.tenant.clone(),
         current_run_id: run.clone(),
         source_order: input.source_order.clone(),
     });
+    let ts = [
+        Transition::Claim(effect, ids.clone()),
+        Transition::Settle(effect, Outcome::Happened(ids.clone())),
+    ];
     let previous = ids.previous.as_ref().map(|p| p.run_id.as_str());
-    let draft = AuditDraft::new(&ctx.actor, effect.name(), Some(run))
-        .operation(&effect.operation(run))
-        .output("result", &result.to_string())
-        .detail(json!({"previousRunId": previous}));
-    let outcome = match record(store, ctx, &input.document_id, vec![promote], draft).await? {
-        Ok(_) => Outcome::Happened(ids),
-        Err(_) => Outcome::DidNotHappen,
+    let detail = json!({"previousRunId": previous, "eventId": body.event_id});
+    let audit = |_: &Journal| {
+        let op = effect.operation(run);
+        let draft = draft(ctx, run, &op, effect.name(), detail.clone());
+        Some(draft.output("result", &result.to_string()))
     };
-    let promoted = matches!(outcome, Outcome::Happened(_));
-    update(ports.journal(), run, &Transition::Settle(effect, outcome)).await?;
-    Ok(promoted)
+    let committed = commit(ports, ctx, run, &ts, &[promote, persist(body)?], audit).await;
+    let Some(committed) = unless_confirmed(ports.journal(), run, effect, committed).await? else {
+        return Ok(true);
+    };
+    match committed {
+        Ok(_) => Ok(true),
+        // A newer version is current: nothing was promoted, persisted or journaled.
+        Err(Refused { index: 0 }) => Ok(false),
+        Err(_) => Err(Error::Internal(format!(
+            "outbox holds {} while the promotion of {run} is not journaled",
+            body.event_id
+        ))),
+    }
 }
 
-/// `event.published`: the event is persisted in the outbox, then published under its stable id.
+/// `event.published`: the event persisted with the promotion is published under its stable id.
 /// After a lost answer (`uncertain`), the bus is asked first: the event is published once.
 async fn publish(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
@@ -202,33 +294,41 @@ async fn publish(
     if evidence == Evidence::Confirmed {
         return Ok(());
     }
-    let ids = claim_event(ports.journal(), run, effect, &body.event_id).await?;
-    let entry_id = relay(ports, body, evidence == Evidence::Uncertain).await?;
+    let Some(ids) = claim_event(ports.journal(), run, effect, &body.event_id).await? else {
+        return Ok(());
+    };
+    let (entry_id, accepted) = relay(ports, body, evidence == Evidence::Uncertain).await?;
     let ids = EffectIds {
         entry_id: Some(entry_id.clone()),
         ..ids
     };
     let detail = json!({"eventId": body.event_id, "entryId": entry_id});
-    confirmed(ports, ctx, run, effect, ids, detail).await
+    confirmed(ports, ctx, run, effect, ids, accepted, detail).await
 }
 
-/// Persists `body` in the outbox and publishes it unless the outbox or (after a lost answer,
-/// `retry`) the bus already shows it accepted; the entry id.
+/// Publishes `body` under its id unless its outbox record (persisted now if it has none) or,
+/// after a lost answer (`retry`), the bus already shows it accepted. The entry id, and the
+/// outbox move that records it (none if the record shows it already), for the caller to commit
+/// with the journal's settlement and its audit entry.
 pub(super) async fn relay(
     ports: &(impl HasOutbox + HasEvents),
     body: &EventBody,
     retry: bool,
-) -> Result<String, Error> {
+) -> Result<(String, Option<Change>), Error> {
     let id = &body.event_id;
-    let record = ports
-        .outbox()
-        .persist(OutboxRecord::prepare(body.clone()))
-        .await?;
+    let record = match ports.outbox().record(id).await? {
+        Some(record) => record,
+        None => {
+            let prepared = OutboxRecord::prepare(body.clone());
+            ports.outbox().persist(prepared).await?
+        }
+    };
     if let Some(entry) = record
         .entry_id
+        .clone()
         .filter(|_| record.delivery >= Delivery::ProviderAccepted)
     {
-        return Ok(entry);
+        return Ok((entry, None));
     }
     let found = match retry {
         true => ports.events().find(id).await?,
@@ -238,13 +338,13 @@ pub(super) async fn relay(
         Some(entry) => entry,
         None => ports.events().put(body).await?,
     };
-    let accepted = Advance::ProviderAccepted(entry.clone());
-    ports.outbox().advance(id, accepted).await?;
-    Ok(entry)
+    let accepted = advance(&record, Advance::ProviderAccepted(entry.clone()))?;
+    Ok((entry, accepted))
 }
 
 /// `downstream.recorded`: the consumer applies the event and answers a receipt, which confirms
-/// the outbox record's delivery. A refusal settles it not-attempted and is returned.
+/// the outbox record's delivery in the settlement's transaction. A refusal settles it
+/// not-attempted (with its audit entry) and is returned.
 async fn deliver(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasDownstream),
     ctx: &Context,
@@ -257,7 +357,9 @@ async fn deliver(
     if evidence == Evidence::Confirmed {
         return Ok(());
     }
-    let ids = claim_event(ports.journal(), run, effect, &body.event_id).await?;
+    let Some(ids) = claim_event(ports.journal(), run, effect, &body.event_id).await? else {
+        return Ok(());
+    };
     let held = match evidence {
         Evidence::Uncertain => ports.downstream().receipt_for(&body.event_id).await?,
         _ => None,
@@ -267,58 +369,79 @@ async fn deliver(
         None => match ports.downstream().deliver(body).await {
             Ok(receipt) => receipt,
             Err(e) if matches!(e.family(), Family::Business | Family::Conflict) => {
-                let refused = Transition::Settle(effect, Outcome::DidNotHappen);
-                update(ports.journal(), run, &refused).await?;
+                let refused = [Transition::Settle(effect, Outcome::DidNotHappen)];
                 let detail = json!({"eventId": body.event_id, "error": e.name()});
-                audit(ports.store(), ctx, run, &op, "downstream.refused", detail).await?;
+                let entry = draft(ctx, run, &op, "downstream.refused", detail);
+                commit_or_busy(ports, ctx, run, &refused, &[], |_| Some(entry.clone())).await?;
                 return Err(e);
             }
             Err(e) => return Err(e),
         },
     };
-    let delivered = Advance::Delivered(receipt.clone());
-    ports.outbox().advance(&body.event_id, delivered).await?;
+    let record = ports.outbox().record(&body.event_id).await?;
+    let record = record.ok_or_else(|| {
+        Error::Internal(format!("outbox has no event {} to deliver", body.event_id))
+    })?;
+    let delivered = advance(&record, Advance::Delivered(receipt.clone()))?;
     let ids = EffectIds {
         receipt_id: Some(receipt.clone()),
         ..ids
     };
     let detail = json!({"eventId": body.event_id, "receiptId": receipt});
-    confirmed(ports, ctx, run, effect, ids, detail).await
+    confirmed(ports, ctx, run, effect, ids, delivered, detail).await
 }
 
-/// Claims `effect` of `run` (known by its event's id) before it happens; its ids.
+/// `result`, unless it failed because another invocation of this saga confirmed `effect`
+/// meanwhile (a duplicate invocation: a retry after a timeout while the first still ran; the
+/// journal refuses its claim or settlement, as for any confirmed effect). Then the effect
+/// happened, once, and this caller has nothing left to do with it (`None`).
+async fn unless_confirmed<T>(
+    journal: &impl SagaJournal,
+    run: &RunId,
+    effect: Effect,
+    result: Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    match result {
+        Ok(done) => Ok(Some(done)),
+        Err(e) => match journal.journal(run).await? {
+            Some(j) if j.entry(effect).evidence == Evidence::Confirmed => Ok(None),
+            _ => Err(e),
+        },
+    }
+}
+
+/// Claims `effect` of `run` (known by its event's id) before it happens; its ids, or `None` if
+/// another invocation confirmed it meanwhile.
 async fn claim_event(
     journal: &impl SagaJournal,
     run: &RunId,
     effect: Effect,
     event: &EventId,
-) -> Result<EffectIds, Error> {
+) -> Result<Option<EffectIds>, Error> {
     let ids = EffectIds {
         event_id: Some(event.clone()),
         ..EffectIds::default()
     };
-    update(journal, run, &Transition::Claim(effect, ids.clone())).await?;
-    Ok(ids)
+    let claimed = update(journal, run, &Transition::Claim(effect, ids.clone())).await;
+    let claimed = unless_confirmed(journal, run, effect, claimed).await?;
+    Ok(claimed.map(|_| ids))
 }
 
-/// Settles `effect` as happened with `ids`, then appends its audit entry with `detail`.
+/// Settles `effect` as happened with `ids`, with the outbox move `outbox` and its audit entry
+/// (`detail`), in one transaction.
 async fn confirmed(
     ports: &(impl HasStore + HasJournal),
     ctx: &Context,
     run: &RunId,
     effect: Effect,
     ids: EffectIds,
+    outbox: Option<Change>,
     detail: Value,
 ) -> Result<(), Error> {
-    let settled = Transition::Settle(effect, Outcome::Happened(ids));
-    update(ports.journal(), run, &settled).await?;
-    audit(
-        ports.store(),
-        ctx,
-        run,
-        &effect.operation(run),
-        effect.name(),
-        detail,
-    )
-    .await
+    let settled = [Transition::Settle(effect, Outcome::Happened(ids))];
+    let entry = draft(ctx, run, &effect.operation(run), effect.name(), detail);
+    let audit = |_: &Journal| Some(entry.clone());
+    let settled = commit_or_busy(ports, ctx, run, &settled, outbox.as_slice(), audit).await;
+    unless_confirmed(ports.journal(), run, effect, settled).await?;
+    Ok(())
 }

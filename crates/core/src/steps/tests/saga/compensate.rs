@@ -170,7 +170,7 @@ async fn a_compensation_that_keeps_failing_ends_failed_manual_review_with_an_own
     assert_eq!(w.ports.downstream.voids.lock().unwrap().len(), 3);
     assert!(w.published(EventKind::Retracted).is_empty());
     assert_eq!(w.current(&input).await, Some(input.run_id.to_string()));
-    let failed = w.ports.journal.failed().await.unwrap();
+    let failed = w.ports.store.journal.failed().await.unwrap();
     assert_eq!(
         failed.iter().map(|j| &j.run_id).collect::<Vec<_>>(),
         [&input.run_id]
@@ -323,7 +323,7 @@ async fn an_uncertain_publication_not_on_the_bus_is_published_under_its_id_then_
         "nothing reached the bus"
     );
     assert_eq!(
-        w.ports.outbox.deliveries()[&accepted_id(&input)],
+        w.ports.store.outbox.deliveries()[&accepted_id(&input)],
         Delivery::Persisted
     );
 

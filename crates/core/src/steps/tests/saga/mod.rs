@@ -80,6 +80,7 @@ impl World {
 
     async fn journal(&self, input: &RunInput) -> Journal {
         self.ports
+            .store
             .journal
             .journal(&input.run_id)
             .await
@@ -115,7 +116,7 @@ impl World {
             self.ports.events.entries.lock().unwrap().len(),
             *self.ports.downstream.deliveries.lock().unwrap(),
             self.ports.downstream.voids.lock().unwrap().len(),
-            *self.ports.journal.writes.lock().unwrap(),
+            *self.ports.store.journal.writes.lock().unwrap(),
         )
     }
 }
@@ -124,6 +125,7 @@ fn accepted_id(input: &RunInput) -> EventId {
     EventId::new(&input.run_id, EventKind::Accepted)
 }
 
+mod atomic;
 mod compensate;
 
 #[tokio::test]
@@ -147,7 +149,7 @@ async fn the_saga_makes_its_effects_in_order_with_evidence_and_the_outbox_delive
     assert!(ids.receipt_id.is_some());
     assert_eq!(journal.entry(Effect::ResultPromoted).ids.previous, None);
     assert_eq!(
-        w.ports.outbox.deliveries()[&event_id],
+        w.ports.store.outbox.deliveries()[&event_id],
         Delivery::ConfirmedDelivered
     );
     assert_eq!(w.current(&input).await, Some(input.run_id.to_string()));
@@ -160,8 +162,10 @@ async fn the_saga_makes_its_effects_in_order_with_evidence_and_the_outbox_delive
             "downstream.recorded"
         ]
     );
-    // One PutEvents entry, one delivery, no void; claim + settle per effect in the journal.
-    assert_eq!(w.wire(), (1, 1, 0, 6));
+    // One PutEvents entry, one delivery, no void. Journal writes: the promotion is claimed and
+    // confirmed in its own transaction (one write), the publication and the delivery are each
+    // claimed before they happen and settled with their audit entry (two writes each).
+    assert_eq!(w.wire(), (1, 1, 0, 5));
 
     // A retried call repeats nothing.
     let result = w
@@ -169,7 +173,7 @@ async fn the_saga_makes_its_effects_in_order_with_evidence_and_the_outbox_delive
         .layout
         .result(&input.tenant, &input.document_id, &input.run_id);
     saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
-    assert_eq!(w.wire(), (1, 1, 0, 6));
+    assert_eq!(w.wire(), (1, 1, 0, 5));
 }
 
 #[tokio::test]
@@ -214,7 +218,7 @@ async fn a_first_effect_that_did_not_happen_compensates_nothing_and_ends_not_req
     let (input, _) = w.routed(key, "2026-11-30T10:00:00Z", "INV-1").await;
     let claim = crate::saga::Transition::Claim(Effect::ResultPromoted, Default::default());
     let claimed = Journal::new(&input.run_id).next(&claim).unwrap().unwrap();
-    w.ports.journal.put(&claimed).await.unwrap().unwrap();
+    w.ports.store.journal.put(&claimed).await.unwrap().unwrap();
     assert_eq!(
         w.compensate(&input, "timeout").await.unwrap().end,
         SagaEnd::NotRequired

@@ -1,0 +1,106 @@
+//! Route's saga on DynamoDB: the per-run compensation journal (`journal.rs`), the outbox
+//! (`outbox.rs`) and the restore of a promotion on the documents table (`restore.rs`).
+//!
+//! Each module gives the adapter of its port (reads, and the writes that have no audit entry of
+//! their own) and the transaction item of its `Change`, which `DynamoStore` puts into the
+//! `TransactWriteItems` that also appends the audit entry: the journal's settlement of an
+//! effect, the outbox move that goes with it and the audit entry are one write. The conditions:
+//!
+//! - journal: [`journal::FIRST_CONDITION`] for version 1, else [`journal::NEXT_CONDITION`]
+//!   (`version = :prev`): of two writers that read one version, one wins; the loser re-reads.
+//! - outbox: [`outbox::PERSIST_CONDITION`] (`attribute_not_exists(eventId)`: an event is
+//!   persisted once) and [`outbox::ADVANCE_CONDITION`] (`delivery = :from`: forward only, once).
+//! - restore: [`restore::RESTORE_CONDITION`] (`currentRunId = :run`: a newer result is never
+//!   undone).
+//!
+//! The key schemas and indexes are the template's (`SagaJournalTable`, `OutboxTable`); the
+//! constants here are what `tests/localaws/saga.rs` compares with infra/template.yaml.
+
+pub mod journal;
+pub mod outbox;
+pub mod restore;
+
+pub use journal::DynamoJournal;
+pub use outbox::DynamoOutbox;
+
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::Client;
+use docket_core::Error;
+
+use crate::errors::{classify, classify_effect};
+use crate::item::{s, Item};
+
+/// The item of `table` whose hash key `key` is `value`, strongly consistent (`what` names the
+/// read in errors).
+async fn get_item(
+    client: &Client,
+    table: &str,
+    (key, value): (&str, &str),
+    what: &str,
+) -> Result<Option<Item>, Error> {
+    let out = client
+        .get_item()
+        .table_name(table)
+        .key(key, s(value))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|e| classify(what, e))?;
+    Ok(out.item().cloned())
+}
+
+/// Sends `put` as one `PutItem`: `Ok(Ok(()))` written, `Ok(Err(item))` refused by its
+/// condition, with the item that refused it (`ReturnValuesOnConditionCheckFailure`). A lost
+/// answer may hide a landed write: `Ambiguous.OutcomeUnknown`, and the caller reads back.
+async fn put_item(
+    client: &Client,
+    put: Put,
+    what: &str,
+) -> Result<Result<(), Option<Item>>, Error> {
+    let result = client
+        .put_item()
+        .table_name(put.table_name())
+        .set_item(Some(put.item().clone()))
+        .set_condition_expression(put.condition_expression().map(str::to_string))
+        .set_expression_attribute_names(put.expression_attribute_names().cloned())
+        .set_expression_attribute_values(put.expression_attribute_values().cloned())
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(Ok(())),
+        Err(err) => match err.as_service_error() {
+            Some(PutItemError::ConditionalCheckFailedException(e)) => Ok(Err(e.item().cloned())),
+            _ => Err(classify_effect(what, err)),
+        },
+    }
+}
+
+/// The saga's table names.
+#[derive(Debug, Clone)]
+pub struct SagaTables {
+    /// Journals, keyed by `runId` (`SAGA_JOURNAL_TABLE`).
+    pub journal: String,
+    /// Outbox records, keyed by `eventId` (`OUTBOX_TABLE`).
+    pub outbox: String,
+}
+
+impl SagaTables {
+    /// The names from `SAGA_JOURNAL_TABLE` and `OUTBOX_TABLE`, or `None` when neither is set (a
+    /// function that runs no saga); one without the other is a configuration error.
+    pub fn from_env() -> Result<Option<SagaTables>, docket_core::Error> {
+        let journal = std::env::var("SAGA_JOURNAL_TABLE").ok();
+        let outbox = std::env::var("OUTBOX_TABLE").ok();
+        match (journal, outbox) {
+            (None, None) => Ok(None),
+            (Some(journal), Some(outbox)) => Ok(Some(SagaTables { journal, outbox })),
+            _ => Err(docket_core::Error::Internal(
+                "SAGA_JOURNAL_TABLE and OUTBOX_TABLE are set together or not at all".into(),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
