@@ -160,7 +160,15 @@ async fn raw_versions_and_quarantine_copies_expire_after_the_stack_parameters_bu
 async fn every_table_refuses_deletion() {
     let stack = Stack::load().await;
     let tables = resources(&stack, "AWS::DynamoDB::Table").await;
-    for output in ["RunsTable", "AuditTable", "LedgerTable", "ReviewTable"] {
+    let outputs = [
+        "RunsTable",
+        "AuditTable",
+        "LedgerTable",
+        "ReviewTable",
+        "SagaJournalTable",
+        "OutboxTable",
+    ];
+    for output in outputs {
         assert!(
             tables.iter().any(|t| t == stack.out(output)),
             "{output} is not among the stack's tables {tables:?}"
