@@ -12,4 +12,5 @@ mod ledger;
 mod redrive;
 mod requests;
 mod review;
+mod saga;
 mod textract;
