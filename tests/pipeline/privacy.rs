@@ -36,18 +36,17 @@ impl Canary {
     fn found_in(&self, text: &str) -> Option<String> {
         let lower = text.to_lowercase();
         let word = self.word.to_lowercase();
-        for (at, _) in lower.match_indices(&word) {
-            let after = &lower[at + word.len()..];
-            let gap = after
-                .find(|c: char| c.is_ascii_digit())
-                .filter(|&g| g <= 8 && !after[..g].chars().any(char::is_alphabetic))
-                .unwrap_or(usize::MAX);
-            if gap != usize::MAX && after[gap..].starts_with(&self.number) {
-                return Some(format!("{} and its number", self.word));
-            }
-            return Some(format!("the word {}", self.word));
-        }
-        None
+        let at = lower.find(&word)?;
+        let after = &lower[at + word.len()..];
+        let number_follows = after
+            .find(|c: char| c.is_ascii_digit())
+            .filter(|&gap| gap <= 8 && !after[..gap].chars().any(char::is_alphabetic))
+            .is_some_and(|gap| after[gap..].starts_with(&self.number));
+        Some(if number_follows {
+            format!("{} and its number", self.word)
+        } else {
+            format!("the word {}", self.word)
+        })
     }
 }
 
