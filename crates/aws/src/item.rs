@@ -25,6 +25,25 @@ pub(crate) async fn query_all(query: QueryFluentBuilder, what: &str) -> Result<V
     pages.try_collect().await.map_err(|e| classify(what, e))
 }
 
+/// The item of `table` whose hash key `key` is `value`, strongly consistent (`what` names the
+/// read in errors).
+pub(crate) async fn get_item(
+    client: &aws_sdk_dynamodb::Client,
+    table: &str,
+    (key, value): (&str, &str),
+    what: &str,
+) -> Result<Option<Item>, Error> {
+    let out = client
+        .get_item()
+        .table_name(table)
+        .key(key, s(value))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|e| classify(what, e))?;
+    Ok(out.item().cloned())
+}
+
 /// A string attribute value.
 pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())

@@ -29,7 +29,7 @@ use docket_core::ports::{Change, DocumentRecord, Refused, RunRecord, RunStatus, 
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
-use crate::item::{req_str, s, Item};
+use crate::item::{get_item, req_str, s, Item};
 use crate::saga::SagaTables;
 
 use items::{audit_from, audit_item, checkpoint_from, document_from, run_from, run_item};
@@ -176,16 +176,8 @@ impl DynamoStore {
         what: &str,
         read: fn(&Item) -> Result<T, Error>,
     ) -> Result<Option<T>, Error> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(table)
-            .key(key, s(value))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify(what, e))?;
-        out.item().map(read).transpose()
+        let item = get_item(&self.client, table, (key, value), what).await?;
+        item.as_ref().map(read).transpose()
     }
 
     /// Every document that has an audit chain (a full scan: an operator tool, not a hot path).

@@ -18,8 +18,8 @@ use docket_core::ports::{SagaJournal, StaleJournal};
 use docket_core::saga::{CompensationStatus, Journal};
 use docket_core::Error;
 
-use super::{get_item, put_item};
-use crate::item::{n, query_all, req_str, s, Item};
+use super::put_item;
+use crate::item::{get_item, n, query_all, req_str, s, Item};
 
 /// The table's hash key.
 pub const KEY: &str = "runId";

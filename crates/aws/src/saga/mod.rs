@@ -28,27 +28,8 @@ use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};
 use aws_sdk_dynamodb::Client;
 use docket_core::Error;
 
-use crate::errors::{classify, classify_effect};
-use crate::item::{s, Item};
-
-/// The item of `table` whose hash key `key` is `value`, strongly consistent (`what` names the
-/// read in errors).
-async fn get_item(
-    client: &Client,
-    table: &str,
-    (key, value): (&str, &str),
-    what: &str,
-) -> Result<Option<Item>, Error> {
-    let out = client
-        .get_item()
-        .table_name(table)
-        .key(key, s(value))
-        .consistent_read(true)
-        .send()
-        .await
-        .map_err(|e| classify(what, e))?;
-    Ok(out.item().cloned())
-}
+use crate::errors::classify_effect;
+use crate::item::Item;
 
 /// Sends `put` as one `PutItem`: `Ok(Ok(()))` written, `Ok(Err(item))` refused by its
 /// condition, with the item that refused it (`ReturnValuesOnConditionCheckFailure`). A lost

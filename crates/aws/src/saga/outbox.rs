@@ -20,8 +20,8 @@ use docket_core::Error;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use super::{get_item, put_item};
-use crate::item::{query_all, req_str, s, Item};
+use super::put_item;
+use crate::item::{get_item, query_all, req_str, s, Item};
 
 /// The table's hash key.
 pub const KEY: &str = "eventId";
