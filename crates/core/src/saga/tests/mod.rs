@@ -161,3 +161,11 @@ fn a_journal_is_stored_with_the_stable_names_and_read_back_whole() {
     let back: Journal = serde_json::from_value(json).unwrap();
     assert_eq!(back, j);
 }
+
+#[test]
+fn an_effect_prints_its_name_and_an_event_id_its_text() {
+    assert_eq!(Effect::EventPublished.to_string(), "event.published");
+    let id = EventId::new(&run_of("v1"), EventKind::Accepted);
+    assert!(id.as_str().starts_with("ev-"), "{id}");
+    assert_eq!(id.as_str(), id.to_string());
+}
