@@ -5,6 +5,7 @@
 mod blobs;
 mod ledger;
 mod ocr;
+mod payable;
 mod review;
 mod saga;
 mod store;
@@ -13,6 +14,7 @@ mod workflow;
 pub use blobs::MemoryBlobs;
 pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
+pub use payable::MemoryPayable;
 pub use review::MemoryReviewStore;
 pub use saga::{MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
 pub use store::MemoryStore;

@@ -16,7 +16,7 @@ use crate::saga::{
 use crate::Error;
 
 /// Takes one scripted failure from `count`, if any is left.
-fn take(count: &Mutex<usize>) -> bool {
+pub(super) fn take(count: &Mutex<usize>) -> bool {
     let mut n = count.lock().unwrap();
     let hit = *n > 0;
     *n = n.saturating_sub(usize::from(hit));

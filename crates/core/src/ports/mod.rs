@@ -7,6 +7,7 @@ mod blobs;
 mod bundle;
 mod ledger;
 mod ocr;
+mod payable;
 mod review;
 mod saga;
 mod store;
@@ -19,6 +20,7 @@ pub use bundle::{
 };
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
+pub use payable::{AnswerBus, PayableBook};
 pub use review::ReviewStore;
 pub use saga::{Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
 pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};

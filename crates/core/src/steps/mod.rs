@@ -3,6 +3,7 @@
 
 pub mod ingest;
 pub mod ocr;
+pub mod payable;
 pub mod review;
 pub mod route;
 pub mod saga;

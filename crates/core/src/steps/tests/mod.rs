@@ -5,6 +5,7 @@
 mod audit;
 mod edges;
 mod ocr_ledger;
+mod payable;
 mod pipeline;
 mod review;
 mod saga;

@@ -8,7 +8,12 @@
 //! applied, it never will be (a delivery still in flight is refused), so the answer "not
 //! applied" stays true.
 //!
-//! The adapter applies these rules with the dedup record and the effect in one transaction.
+//! The adapter applies these rules ([`rules`]: per item, from what it read to the conditional
+//! writes) with the dedup record and the effect in one transaction.
+
+pub mod rules;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -18,6 +23,9 @@ use serde::{Deserialize, Serialize};
 use super::outbox::{EventBody, EventId, EventKind};
 use crate::ids::{sha256_hex, DocumentId, RunId};
 use crate::Error;
+pub use rules::{
+    Answer, Dedup, Entry, EntryWrite, FreeWrite, Plan, Raced, Reads, Seen, VoidWrite, Writes,
+};
 
 /// A consumer's receipt id: `rc-<32 hex>`, derived from the event id it answers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -100,14 +108,14 @@ pub enum Voided {
     AlreadyVoided(String),
 }
 
-/// The consumer's book: receipts by id, the one applied per event id, the live entry per
-/// invoice key.
+/// The consumer's book in memory: receipts by id, what was answered per event id, the live
+/// entry per invoice key. It applies the per-item rules of [`rules`] (so the in-memory consumer
+/// and the DynamoDB one cannot disagree) and checks their write conditions as DynamoDB does.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Book {
     receipts: BTreeMap<ReceiptId, Receipt>,
-    applied: BTreeMap<EventId, ReceiptId>,
-    entries: BTreeMap<String, ReceiptId>,
-    fenced: std::collections::BTreeSet<EventId>,
+    dedup: BTreeMap<EventId, Dedup>,
+    entries: BTreeMap<String, Entry>,
 }
 
 impl Book {
@@ -121,94 +129,133 @@ impl Book {
                 event.kind.name()
             )));
         }
-        if let Some(first) = self.applied.get(&event.event_id) {
-            return Ok(Applied::Again(first.clone()));
-        }
-        if self.fenced.contains(&event.event_id) {
-            return Err(Error::FencedOut(format!(
-                "event {} was fenced by a compensation before it was applied",
-                event.event_id
-            )));
-        }
-        let receipt_id = ReceiptId::for_event(&event.event_id);
-        let mut voided = None;
-        if let Some(live) = self.entries.get(&event.invoice_key) {
-            let live = &self.receipts[live];
-            if live.document_id != event.document_id {
-                return Err(Error::DuplicateInvoice(format!(
-                    "invoice {} is recorded for document {} (receipt {}); document {} repeats it",
-                    event.invoice_key, live.document_id, live.receipt_id, event.document_id
-                )));
+        match rules::plan(event, &self.seen(event)?) {
+            Plan::Repeat(Answer::Recorded { receipt_id, .. }) => Ok(Applied::Again(receipt_id)),
+            Plan::Repeat(other) => Err(Error::Internal(format!(
+                "event {} was answered {}",
+                event.event_id,
+                other.detail_type()
+            ))),
+            Plan::Refuse(e) => Err(e),
+            Plan::Write(writes) => {
+                self.commit(&writes)
+                    .map_err(|Raced| Error::Internal("the book changed under a lock".into()))?;
+                match writes.answer() {
+                    Answer::Recorded {
+                        receipt_id,
+                        voided_receipt_id,
+                        ..
+                    } => Ok(match voided_receipt_id {
+                        Some(voided) => Applied::Amended {
+                            receipt: receipt_id,
+                            voided,
+                        },
+                        None => Applied::Recorded(receipt_id),
+                    }),
+                    other => Err(Error::Internal(format!(
+                        "an accepted event planned {}",
+                        other.detail_type()
+                    ))),
+                }
             }
-            if live.source_order >= event.source_order {
-                return Err(Error::StaleVersion(format!(
-                    "document {}: receipt {} holds source order {}, the event has {}",
-                    event.document_id, live.receipt_id, live.source_order, event.source_order
-                )));
+        }
+    }
+
+    /// The items `event`'s rules read ([`Reads::of`]).
+    pub fn seen(&self, event: &EventBody) -> Result<Seen, Error> {
+        Ok(self.seen_by(&Reads::of(event)?))
+    }
+
+    /// The items `reads` names.
+    pub fn seen_by(&self, reads: &Reads) -> Seen {
+        Seen {
+            dedup: self.dedup.get(&reads.event_id).cloned(),
+            live: self.entries.get(&reads.invoice_key).cloned(),
+            target: reads
+                .target
+                .as_ref()
+                .and_then(|t| self.receipts.get(t).cloned()),
+        }
+    }
+
+    /// Commits `writes` if every condition holds (as one DynamoDB transaction would), else
+    /// writes nothing.
+    pub fn commit(&mut self, writes: &Writes) -> Result<(), Raced> {
+        let holder = |key: &str| self.entries.get(key).map(|e| &e.receipt_id);
+        let ok = !self.dedup.contains_key(&writes.dedup.0)
+            && writes
+                .receipt
+                .as_ref()
+                .is_none_or(|r| !self.receipts.contains_key(&r.receipt_id))
+            && writes
+                .entry
+                .as_ref()
+                .is_none_or(|w| holder(&w.entry.invoice_key) == w.expected.as_ref())
+            && writes
+                .void
+                .as_ref()
+                .is_none_or(|(r, _)| self.receipts.get(r).is_some_and(|r| r.voided.is_none()))
+            && writes
+                .free
+                .as_ref()
+                .is_none_or(|(key, r)| holder(key) == Some(r));
+        if !ok {
+            return Err(Raced);
+        }
+        self.dedup
+            .insert(writes.dedup.0.clone(), writes.dedup.1.clone());
+        if let Some(r) = &writes.receipt {
+            self.receipts.insert(r.receipt_id.clone(), r.clone());
+        }
+        self.set_void(writes.void.as_ref(), writes.free.as_ref());
+        if let Some(w) = &writes.entry {
+            self.entries
+                .insert(w.entry.invoice_key.clone(), w.entry.clone());
+        }
+        Ok(())
+    }
+
+    fn set_void(&mut self, void: Option<&VoidWrite>, free: Option<&FreeWrite>) {
+        if let Some((r, why)) = void {
+            if let Some(r) = self.receipts.get_mut(r) {
+                r.voided = Some(why.clone());
             }
-            voided = Some(live.receipt_id.clone());
         }
-        if let Some(old) = &voided {
-            let old = self
-                .receipts
-                .get_mut(old)
-                .expect("a live entry has a receipt");
-            old.voided = Some(format!("amended by {receipt_id}"));
+        if let Some((key, _)) = free {
+            self.entries.remove(key);
         }
-        self.receipts.insert(
-            receipt_id.clone(),
-            Receipt {
-                receipt_id: receipt_id.clone(),
-                event_id: event.event_id.clone(),
-                document_id: event.document_id.clone(),
-                run_id: event.run_id.clone(),
-                invoice_key: event.invoice_key.clone(),
-                source_order: event.source_order.clone(),
-                voided: None,
-            },
-        );
-        self.applied
-            .insert(event.event_id.clone(), receipt_id.clone());
-        self.entries
-            .insert(event.invoice_key.clone(), receipt_id.clone());
-        Ok(match voided {
-            Some(voided) => Applied::Amended {
-                receipt: receipt_id,
-                voided,
-            },
-            None => Applied::Recorded(receipt_id),
-        })
     }
 
     /// Voids `receipt` with `reason`; the invoice's entry is freed if it was this receipt. A
     /// receipt the book does not have is `Conflict.UnknownReceipt`.
     pub fn void(&mut self, receipt: &ReceiptId, reason: &str) -> Result<Voided, Error> {
-        let rec = self
+        let target = self
             .receipts
-            .get_mut(receipt)
+            .get(receipt)
             .ok_or_else(|| Error::UnknownReceipt(format!("no receipt {receipt} to void")))?;
-        if let Some(why) = &rec.voided {
+        if let Some(why) = &target.voided {
             return Ok(Voided::AlreadyVoided(why.clone()));
         }
-        rec.voided = Some(reason.to_string());
-        if self.entries.get(&rec.invoice_key) == Some(receipt) {
-            self.entries.remove(&rec.invoice_key);
-        }
+        let (void, free) = rules::void(target, self.entries.get(&target.invoice_key), reason);
+        self.set_void(void.as_ref(), free.as_ref());
         Ok(Voided::Voided)
     }
 
     /// The receipt applied for `event`, if any (how an uncertain delivery is reconciled).
     pub fn receipt_for(&self, event: &EventId) -> Option<&Receipt> {
-        self.applied.get(event).map(|r| &self.receipts[r])
+        match self.dedup.get(event)? {
+            Dedup::Answered {
+                answer: Answer::Recorded { receipt_id, .. },
+            } => self.receipts.get(receipt_id),
+            _ => None,
+        }
     }
 
     /// The receipt applied for `event`; if there is none, `event` is fenced: a later delivery
     /// of it is refused (`Conflict.FencedOut`). How a compensation reconciles an uncertain
     /// delivery without racing one still in flight.
     pub fn fence(&mut self, event: &EventId) -> Option<&Receipt> {
-        if !self.applied.contains_key(event) {
-            self.fenced.insert(event.clone());
-        }
+        self.dedup.entry(event.clone()).or_insert(Dedup::Fenced);
         self.receipt_for(event)
     }
 
