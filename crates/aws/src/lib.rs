@@ -7,6 +7,7 @@ mod capture;
 pub mod digest;
 pub mod dynamodb;
 pub mod errors;
+pub mod events;
 // Fault injection exists only with the `fault-injection` feature (tests, local packaging); the
 // AWS build gets the stand-in that injects nothing and refuses DOCKET_FAULT_INJECTION=1.
 #[cfg(feature = "fault-injection")]
@@ -16,6 +17,7 @@ pub mod faults;
 pub mod faults;
 mod item;
 pub mod ledger;
+pub mod payable;
 pub mod review;
 pub mod s3;
 pub mod saga;
@@ -63,7 +65,7 @@ pub fn configured_faults() -> Result<Faults, docket_core::Error> {
 }
 
 /// Installs `faults` on an SDK client's config builder (S3, DynamoDB, Textract, Step
-/// Functions); with [`Faults::none`] the builder is returned unchanged.
+/// Functions, EventBridge); with [`Faults::none`] the builder is returned unchanged.
 pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
     builder.install_faults(faults)
 }

@@ -385,4 +385,10 @@ macro_rules! install_faults_for {
     )*};
 }
 
-install_faults_for!(aws_sdk_s3, aws_sdk_dynamodb, aws_sdk_textract, aws_sdk_sfn);
+install_faults_for!(
+    aws_sdk_s3,
+    aws_sdk_dynamodb,
+    aws_sdk_textract,
+    aws_sdk_sfn,
+    aws_sdk_eventbridge
+);

@@ -3,6 +3,7 @@
 //! steps take (`docket_core::ports::Has*`: the AWS adapters of [`crate::Deps`] in the Lambda, the
 //! in-memory ones in the tests).
 
+pub mod accounts_payable;
 pub mod audit_digest;
 pub mod ingest;
 pub mod ocr;
