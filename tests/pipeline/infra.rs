@@ -167,6 +167,7 @@ async fn every_table_refuses_deletion() {
         "ReviewTable",
         "SagaJournalTable",
         "OutboxTable",
+        "AccountsPayableTable",
     ];
     for output in outputs {
         assert!(
