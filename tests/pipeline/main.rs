@@ -1,6 +1,7 @@
 //! The pipeline end to end (issue "The pipeline end to end"): documents dropped in the inbox of the
 //! stack deployed to LocalStack (`scripts/test-local.sh` deploys it) come out as `result.json`.
 
+mod accounts_payable;
 mod audit;
 mod audit_digest;
 mod deploy;

@@ -4,7 +4,9 @@ Tests must count what was really sent (the design makes many effects unique, and
 records at most one answer to a task token however often it is sent). The log keeps, per request,
 the service, the operation and a *subject*: for the operations in ``SUBJECTS``, the SHA-256 of the
 request parameter that says what the request acts on (a task token is a secret: only its hash is
-kept). ``GET /_docket/requests?service=&operation=&subject=`` answers
+kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
+of its ``Detail``, so a test counts the publications and answers of one event).
+``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
 ``MAX_ENTRIES`` requests.
@@ -40,8 +42,26 @@ SUBJECTS = {
 }
 
 
+def event_subject(params: Mapping[str, Any] | None) -> str | None:
+    """``<DetailType>\n<Detail.eventId>`` of a PutEvents request's first entry, if it has both."""
+    entries = (params or {}).get("Entries") or []
+    first = entries[0] if isinstance(entries, list) and entries else {}
+    try:
+        detail = json.loads(first.get("Detail") or "null")
+    except (TypeError, ValueError):
+        return None
+    event_id = detail.get("eventId") if isinstance(detail, dict) else None
+    detail_type = first.get("DetailType")
+    if not isinstance(event_id, str) or not isinstance(detail_type, str):
+        return None
+    return f"{detail_type}\n{event_id}"
+
+
 def subject_of(service: str, operation: str, params: Mapping[str, Any] | None) -> str | None:
     """The hashed subject of a request, or None for an operation without one."""
+    if (service, operation) == ("events", "PutEvents"):
+        value = event_subject(params)
+        return hashlib.sha256(value.encode()).hexdigest() if value else None
     name = SUBJECTS.get((service, operation))
     value = (params or {}).get(name) if name else None
     if not isinstance(value, str):

@@ -12,6 +12,14 @@ class Subjects(unittest.TestCase):
         self.assertEqual(subject, hashlib.sha256(b"secret").hexdigest())
         self.assertNotIn("secret", subject or "")
 
+    def test_a_put_events_is_named_by_its_first_entrys_detail_type_and_event_id(self):
+        entry = {"DetailType": "document.recorded", "Detail": '{"eventId": "ev-1", "x": 1}'}
+        subject = subject_of("events", "PutEvents", {"Entries": [entry, {"Detail": "{}"}]})
+        expected = hashlib.sha256(b"document.recorded\nev-1").hexdigest()
+        self.assertEqual(subject, expected)
+        for entries in ([], [{"DetailType": "d", "Detail": "not json"}], [{"Detail": "{}"}]):
+            self.assertIsNone(subject_of("events", "PutEvents", {"Entries": entries}))
+
     def test_an_operation_without_a_subject_has_none(self):
         self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
         self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))
