@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
-use docket_core::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::model::run::{ObjectRef, RunInput};
-use docket_core::saga::outbox::invoice_key;
+use docket_core::ids::{sha256_hex, Tenant};
+use docket_core::memory::accepted_event;
 use docket_core::saga::{EventBody, EventId, ReceiptId};
 use docket_e2e::stack::{tenant, Stack};
 use docket_e2e::util;
@@ -40,23 +39,7 @@ impl Sink {
 
     /// The `document.accepted` event of version `order` of `logical_key`, for invoice `number`.
     fn accepted(&self, logical_key: &str, order: &str, number: &str) -> EventBody {
-        let document_id = DocumentId::new(&self.tenant, logical_key);
-        let source = SourceVersion {
-            version_id: format!("v{order}"),
-            sha256: sha256_hex(format!("{logical_key}/{order}").as_bytes()),
-        };
-        let run = RunInput {
-            run_id: RunId::new(&document_id, &source, "pconfig", 0),
-            tenant: self.tenant.clone(),
-            raw: ObjectRef::new("raw", format!("inbox/{}/{logical_key}", self.tenant)),
-            sha256: source.sha256.clone(),
-            document_id,
-            source_order: order.into(),
-            config_fingerprint: "pconfig".into(),
-        };
-        let result = ObjectRef::new("derived", format!("{}/result.json", run.run_id));
-        let key = invoice_key(&self.tenant, "ACME Supplies Ltd", number);
-        EventBody::accepted(&run, &result, &"cd".repeat(32), key)
+        accepted_event(&self.tenant, logical_key, order, number)
     }
 
     /// One PutEvents of `body` as route's saga publishes it (a new envelope id each time).
@@ -87,17 +70,22 @@ impl Sink {
             .count()
     }
 
-    /// Waits until `n` answers `detail_type` to `event` were sent; panics after the deadline.
-    async fn answered(&self, detail_type: &str, event: &EventId, n: usize) {
+    /// Waits until as many answers to `event` were sent as `expected` counts, then asserts
+    /// them: `[recorded, refused, voided]`. Panics after the deadline.
+    async fn expect(&self, event: &EventId, expected: [usize; 3]) {
         let start = Instant::now();
         loop {
-            let sent = self.sent(detail_type, event).await;
-            if sent >= n {
+            let sent = self.answers(event).await;
+            if sent.iter().sum::<usize>() >= expected.iter().sum() {
+                assert_eq!(
+                    sent, expected,
+                    "answers [recorded, refused, voided] to {event}"
+                );
                 return;
             }
             assert!(
                 start.elapsed() < ANSWER_DEADLINE,
-                "{sent} of {n} {detail_type} answers to {event} after {ANSWER_DEADLINE:?}"
+                "answers {sent:?} to {event} after {ANSWER_DEADLINE:?}, expected {expected:?}"
             );
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
@@ -173,7 +161,7 @@ async fn an_event_published_twice_is_applied_once_and_answered_the_same_twice() 
     let event = sink.accepted("inv.pdf", "1", "INV-1");
     sink.publish(&event).await;
     sink.publish(&event).await;
-    sink.answered("document.recorded", &event.event_id, 2).await;
+    sink.expect(&event.event_id, [2, 0, 0]).await;
     settle().await;
     assert_eq!(
         sink.sent("document.accepted", &event.event_id).await,
@@ -212,13 +200,13 @@ async fn another_document_with_the_same_invoice_is_refused_and_nothing_written()
     let sink = Sink::new().await;
     let first = sink.accepted("inv.pdf", "1", "INV-7");
     sink.publish(&first).await;
-    sink.answered("document.recorded", &first.event_id, 1).await;
+    sink.expect(&first.event_id, [1, 0, 0]).await;
     let holder = sink.holder(&first).await.expect("the invoice is held");
 
     let copy = sink.accepted("copy-of-inv.pdf", "2", "INV-7");
     assert_eq!(copy.invoice_key, first.invoice_key, "the same invoice");
     sink.publish(&copy).await;
-    sink.answered("document.refused", &copy.event_id, 1).await;
+    sink.expect(&copy.event_id, [0, 1, 0]).await;
     settle().await;
     assert_eq!(sink.answers(&copy.event_id).await, [0, 1, 0]);
     assert!(sink
@@ -242,9 +230,9 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
     let v1 = sink.accepted("inv.pdf", "1", "INV-3");
     let v2 = sink.accepted("inv.pdf", "2", "INV-3");
     sink.publish(&v1).await;
-    sink.answered("document.recorded", &v1.event_id, 1).await;
+    sink.expect(&v1.event_id, [1, 0, 0]).await;
     sink.publish(&v2).await;
-    sink.answered("document.recorded", &v2.event_id, 1).await;
+    sink.expect(&v2.event_id, [1, 0, 0]).await;
     let r2 = ReceiptId::for_event(&v2.event_id).to_string();
     let old = sink.receipt(&v1).await.unwrap();
     assert_eq!(voided(&old), Some(format!("amended by {r2}").as_str()));
@@ -252,13 +240,12 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
 
     let v0 = sink.accepted("inv.pdf", "0", "INV-3");
     sink.publish(&v0).await;
-    sink.answered("document.refused", &v0.event_id, 1).await;
+    sink.expect(&v0.event_id, [0, 1, 0]).await;
 
     // The retraction of v2, published twice: voided once, answered the same twice.
     let retraction = v2.retraction();
     sink.publish(&retraction).await;
-    sink.answered("document.voided", &retraction.event_id, 1)
-        .await;
+    sink.expect(&retraction.event_id, [0, 0, 1]).await;
     let reason = format!("retracted by {}", retraction.event_id);
     assert_eq!(
         voided(&sink.receipt(&v2).await.unwrap()),
@@ -266,13 +253,12 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
     );
     assert_eq!(sink.holder(&v2).await, None, "the invoice is free");
     sink.publish(&retraction).await;
-    sink.answered("document.voided", &retraction.event_id, 2)
-        .await;
+    sink.expect(&retraction.event_id, [0, 0, 2]).await;
 
     // A retraction of v1, already voided by the amendment: a no-op that says so.
     let late = v1.retraction();
     sink.publish(&late).await;
-    sink.answered("document.voided", &late.event_id, 1).await;
+    sink.expect(&late.event_id, [0, 0, 1]).await;
     let dedup = sink.item(format!("event#{}", late.event_id)).await.unwrap();
     let record: serde_json::Value = serde_json::from_str(dedup["record"].as_s().unwrap()).unwrap();
     assert_eq!(record["answer"]["alreadyVoided"], json!(true));
@@ -280,7 +266,7 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
     // A retraction of an event never applied names an unknown receipt.
     let never = sink.accepted("never.pdf", "1", "INV-4").retraction();
     sink.publish(&never).await;
-    sink.answered("document.refused", &never.event_id, 1).await;
+    sink.expect(&never.event_id, [0, 1, 0]).await;
     settle().await;
     assert_eq!(sink.answers(&retraction.event_id).await, [0, 0, 2]);
     assert_eq!(sink.answers(&late.event_id).await, [0, 0, 1]);
@@ -388,7 +374,7 @@ async fn a_commit_that_failed_is_redelivered_and_applied_once() {
     );
     assert!(sink.receipt(&event).await.is_none(), "nothing written");
 
-    sink.answered("document.recorded", &event.event_id, 1).await;
+    sink.expect(&event.event_id, [1, 0, 0]).await;
     settle().await;
     assert_eq!(
         sink.answers(&event.event_id).await,

@@ -14,7 +14,7 @@ mod workflow;
 pub use blobs::MemoryBlobs;
 pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
-pub use payable::MemoryPayable;
+pub use payable::{accepted_event, MemoryPayable};
 pub use review::MemoryReviewStore;
 pub use saga::{MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
 pub use store::MemoryStore;

@@ -1,11 +1,16 @@
 //! The reference consumer in memory: its book under a lock (the book checks the write
-//! conditions as DynamoDB would) and the answers it sent.
+//! conditions as DynamoDB would) and the answers it sent; [`accepted_event`] builds the events
+//! the consumer's tests publish.
 
 use std::sync::Mutex;
 
 use super::saga::take;
+use crate::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
+use crate::model::run::{ObjectRef, RunInput};
 use crate::ports::{AnswerBus, PayableBook};
+use crate::saga::outbox::invoice_key;
 use crate::saga::sink::{Answer, Book, Raced, Reads, Seen, Writes};
+use crate::saga::EventBody;
 use crate::Error;
 
 /// The book, the answers published, and faults to inject.
@@ -48,4 +53,26 @@ impl AnswerBus for MemoryPayable {
         self.answers.lock().unwrap().push(answer.clone());
         Ok(())
     }
+}
+
+/// The `document.accepted` event of version `order` of `tenant`'s `logical_key` for invoice
+/// `number` (issuer "ACME Supplies Ltd"), as the consumer's tests publish it.
+pub fn accepted_event(tenant: &Tenant, logical_key: &str, order: &str, number: &str) -> EventBody {
+    let document_id = DocumentId::new(tenant, logical_key);
+    let source = SourceVersion {
+        version_id: format!("v{order}"),
+        sha256: sha256_hex(format!("{logical_key}\n{order}").as_bytes()),
+    };
+    let run = RunInput {
+        run_id: RunId::new(&document_id, &source, "pconfig", 0),
+        tenant: tenant.clone(),
+        raw: ObjectRef::new("raw", format!("inbox/{tenant}/{logical_key}")),
+        sha256: source.sha256.clone(),
+        document_id,
+        source_order: order.into(),
+        config_fingerprint: "pconfig".into(),
+    };
+    let result = ObjectRef::new("derived", format!("{tenant}/{}/result.json", run.run_id));
+    let key = invoice_key(tenant, "ACME Supplies Ltd", number);
+    EventBody::accepted(&run, &result, &"cd".repeat(32), key)
 }

@@ -4,33 +4,11 @@
 use serde_json::json;
 
 use super::*;
-use crate::ids::{DocumentId, SourceVersion, Tenant};
-use crate::model::run::{ObjectRef, RunInput};
-use crate::saga::outbox::invoice_key;
+use crate::ids::Tenant;
+use crate::memory::accepted_event;
 
-fn input(logical_key: &str, version: &str, order: &str) -> RunInput {
-    let tenant = Tenant::parse("acme").unwrap();
-    let document_id = DocumentId::new(&tenant, logical_key);
-    let source = SourceVersion {
-        version_id: version.into(),
-        sha256: "ab".repeat(32),
-    };
-    RunInput {
-        run_id: RunId::new(&document_id, &source, "pconfig", 0),
-        tenant,
-        document_id,
-        raw: ObjectRef::new("raw", format!("inbox/acme/{logical_key}")),
-        sha256: source.sha256,
-        source_order: order.into(),
-        config_fingerprint: "pconfig".into(),
-    }
-}
-
-fn accepted(logical_key: &str, version: &str, order: &str, number: &str) -> EventBody {
-    let run = input(logical_key, version, order);
-    let result = ObjectRef::new("derived", format!("acme/{}/result.json", run.run_id));
-    let key = invoice_key(&run.tenant, "ACME Supplies Ltd", number);
-    EventBody::accepted(&run, &result, &"cd".repeat(32), key)
+fn accepted(logical_key: &str, order: &str, number: &str) -> EventBody {
+    accepted_event(&Tenant::parse("acme").unwrap(), logical_key, order, number)
 }
 
 fn writes(plan: Plan) -> Writes {
@@ -49,7 +27,7 @@ fn refusal(plan: Plan) -> Error {
 
 #[test]
 fn a_first_event_writes_its_dedup_record_receipt_and_entry_conditionally_on_none() {
-    let event = accepted("inv.png", "v1", "1", "INV-1");
+    let event = accepted("inv.png", "1", "INV-1");
     let w = writes(rules::plan(&event, &Seen::default()));
     let receipt = ReceiptId::for_event(&event.event_id);
     assert_eq!(w.dedup.0, event.event_id);
@@ -68,7 +46,7 @@ fn a_first_event_writes_its_dedup_record_receipt_and_entry_conditionally_on_none
 
 #[test]
 fn a_redelivery_repeats_the_first_answer_and_writes_nothing() {
-    let event = accepted("inv.png", "v1", "1", "INV-1");
+    let event = accepted("inv.png", "1", "INV-1");
     let first = writes(rules::plan(&event, &Seen::default()));
     let seen = Seen {
         dedup: Some(first.dedup.1.clone()),
@@ -87,7 +65,7 @@ fn a_redelivery_repeats_the_first_answer_and_writes_nothing() {
 
 #[test]
 fn another_document_with_the_invoice_is_refused_a_newer_version_amends_an_older_is_stale() {
-    let v2 = accepted("inv.png", "v2", "2", "INV-1");
+    let v2 = accepted("inv.png", "2", "INV-1");
     let live = Entry::of(
         writes(rules::plan(&v2, &Seen::default()))
             .receipt
@@ -99,7 +77,7 @@ fn another_document_with_the_invoice_is_refused_a_newer_version_amends_an_older_
         ..Seen::default()
     };
 
-    let copy = accepted("copy.png", "v1", "3", "INV-1");
+    let copy = accepted("copy.png", "3", "INV-1");
     let err = refusal(rules::plan(&copy, &seen));
     assert_eq!(err.name(), "Business.DuplicateInvoice");
     assert_eq!(
@@ -107,7 +85,7 @@ fn another_document_with_the_invoice_is_refused_a_newer_version_amends_an_older_
         json!({"eventId": copy.event_id.as_str(), "error": "Business.DuplicateInvoice"})
     );
 
-    let v3 = accepted("inv.png", "v3", "3", "INV-1");
+    let v3 = accepted("inv.png", "3", "INV-1");
     let w = writes(rules::plan(&v3, &seen));
     let new = ReceiptId::for_event(&v3.event_id);
     assert_eq!(
@@ -124,7 +102,7 @@ fn another_document_with_the_invoice_is_refused_a_newer_version_amends_an_older_
         json!(live.receipt_id.to_string())
     );
 
-    let v1 = accepted("inv.png", "v1", "1", "INV-1");
+    let v1 = accepted("inv.png", "1", "INV-1");
     assert_eq!(
         refusal(rules::plan(&v1, &seen)).name(),
         "Conflict.StaleVersion"
@@ -139,7 +117,7 @@ fn another_document_with_the_invoice_is_refused_a_newer_version_amends_an_older_
 #[test]
 fn a_retraction_voids_the_receipt_of_the_event_it_names_once_and_refuses_an_unknown_one() {
     let mut book = Book::default();
-    let event = accepted("inv.png", "v1", "1", "INV-1");
+    let event = accepted("inv.png", "1", "INV-1");
     let receipt = book.apply(&event).unwrap().receipt().clone();
     let retraction = event.retraction();
     let reads = Reads::of(&retraction).unwrap();
@@ -158,14 +136,14 @@ fn a_retraction_voids_the_receipt_of_the_event_it_names_once_and_refuses_an_unkn
 
     // Another retraction of the same event (another event id): a no-op that says so.
     let mut again = retraction.clone();
-    again.event_id = accepted("x.png", "v1", "1", "INV-9").event_id;
+    again.event_id = accepted("x.png", "1", "INV-9").event_id;
     let w2 = writes(rules::plan(&again, &book.seen(&again).unwrap()));
     assert_eq!((w2.void.clone(), w2.free.clone()), (None, None));
     assert_eq!(w2.answer().detail()["alreadyVoided"], json!(true));
 
     let mut unknown = retraction.clone();
-    unknown.event_id = accepted("y.png", "v1", "1", "INV-8").event_id;
-    unknown.retracts = Some(accepted("never.png", "v1", "1", "INV-5").event_id);
+    unknown.event_id = accepted("y.png", "1", "INV-8").event_id;
+    unknown.retracts = Some(accepted("never.png", "1", "INV-5").event_id);
     let err = refusal(rules::plan(&unknown, &book.seen(&unknown).unwrap()));
     assert_eq!(err.name(), "Conflict.UnknownReceipt");
 
@@ -176,8 +154,8 @@ fn a_retraction_voids_the_receipt_of_the_event_it_names_once_and_refuses_an_unkn
 #[test]
 fn a_plan_made_on_items_that_changed_since_writes_nothing() {
     let mut book = Book::default();
-    let mine = accepted("inv.png", "v1", "1", "INV-1");
-    let theirs = accepted("copy.png", "v1", "1", "INV-1");
+    let mine = accepted("inv.png", "1", "INV-1");
+    let theirs = accepted("copy.png", "1", "INV-1");
     let plan_mine = writes(rules::plan(&mine, &book.seen(&mine).unwrap()));
     let plan_theirs = writes(rules::plan(&theirs, &book.seen(&theirs).unwrap()));
     book.commit(&plan_theirs).unwrap();
@@ -200,7 +178,7 @@ fn a_plan_made_on_items_that_changed_since_writes_nothing() {
 
 #[test]
 fn an_answer_round_trips_as_a_dedup_record() {
-    let event = accepted("inv.png", "v1", "1", "INV-1");
+    let event = accepted("inv.png", "1", "INV-1");
     let dedup = writes(rules::plan(&event, &Seen::default())).dedup.1;
     let text = serde_json::to_string(&dedup).unwrap();
     assert_eq!(serde_json::from_str::<Dedup>(&text).unwrap(), dedup);

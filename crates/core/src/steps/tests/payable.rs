@@ -1,33 +1,14 @@
 //! The consumer's step over the in-memory book: once per event id, a failed answer redelivered
 //! and answered the same, a failed commit writes nothing, a lost race planned again.
 
-use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use crate::memory::MemoryPayable;
-use crate::model::run::{ObjectRef, RunInput};
-use crate::saga::outbox::invoice_key;
+use crate::ids::Tenant;
+use crate::memory::{accepted_event, MemoryPayable};
 use crate::saga::sink::{rules, Answer, Plan};
 use crate::saga::EventBody;
 use crate::steps::payable::{apply, apply_and_answer};
 
 fn accepted(logical_key: &str, order: &str, number: &str) -> EventBody {
-    let tenant = Tenant::parse("acme").unwrap();
-    let document_id = DocumentId::new(&tenant, logical_key);
-    let source = SourceVersion {
-        version_id: format!("v{order}"),
-        sha256: "ab".repeat(32),
-    };
-    let run = RunInput {
-        run_id: RunId::new(&document_id, &source, "pconfig", 0),
-        tenant: tenant.clone(),
-        document_id,
-        raw: ObjectRef::new("raw", format!("inbox/acme/{logical_key}")),
-        sha256: source.sha256,
-        source_order: order.into(),
-        config_fingerprint: "pconfig".into(),
-    };
-    let result = ObjectRef::new("derived", "acme/result.json");
-    let key = invoice_key(&tenant, "ACME Supplies Ltd", number);
-    EventBody::accepted(&run, &result, &"cd".repeat(32), key)
+    accepted_event(&Tenant::parse("acme").unwrap(), logical_key, order, number)
 }
 
 #[tokio::test]

@@ -2,10 +2,8 @@
 //! event (a new envelope id, the same `detail.eventId`) is applied once and answered the same,
 //! a failed message is reported by its id only.
 
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::memory::MemoryPayable;
-use docket_core::model::run::{ObjectRef, RunInput};
-use docket_core::saga::outbox::invoice_key;
+use docket_core::ids::Tenant;
+use docket_core::memory::{accepted_event, MemoryPayable};
 use docket_core::saga::sink::Answer;
 use docket_core::saga::EventBody;
 use serde_json::{json, Value};
@@ -13,28 +11,7 @@ use serde_json::{json, Value};
 use super::handle;
 
 fn accepted(logical_key: &str, number: &str) -> EventBody {
-    let tenant = Tenant::parse("acme").unwrap();
-    let document_id = DocumentId::new(&tenant, logical_key);
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    let run = RunInput {
-        run_id: RunId::new(&document_id, &source, "pconfig", 0),
-        tenant: tenant.clone(),
-        document_id,
-        raw: ObjectRef::new("raw", format!("inbox/acme/{logical_key}")),
-        sha256: source.sha256,
-        source_order: "1".into(),
-        config_fingerprint: "pconfig".into(),
-    };
-    let key = invoice_key(&tenant, "ACME", number);
-    EventBody::accepted(
-        &run,
-        &ObjectRef::new("derived", "r.json"),
-        &"cd".repeat(32),
-        key,
-    )
+    accepted_event(&Tenant::parse("acme").unwrap(), logical_key, "1", number)
 }
 
 /// An SQS message carrying `body` as EventBridge delivers it, under envelope id `envelope`.
