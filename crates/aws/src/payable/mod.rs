@@ -13,8 +13,8 @@ use docket_core::ports::PayableBook;
 use docket_core::saga::sink::{Raced, Reads, Seen, Writes};
 use docket_core::Error;
 
-use crate::errors::{classify, classify_effect};
-use crate::item::{s, Item};
+use crate::errors::classify_effect;
+use crate::item::{get_item, s, Item};
 use items::{dedup_item, entry_item, from_item, key, receipt_item, to_dedup};
 
 /// The book on `table`.
@@ -39,16 +39,8 @@ impl DynamoPayable {
     }
 
     async fn get(&self, pk: String) -> Result<Option<Item>, Error> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key("pk", s(pk))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify("dynamodb GetItem accounts payable", e))?;
-        Ok(out.item)
+        let what = "dynamodb GetItem accounts payable";
+        get_item(&self.client, &self.table, ("pk", &pk), what).await
     }
 
     fn put(&self, item: Item, condition: &str) -> Result<TransactWriteItem, Error> {
