@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use docket_core::Error;
 
-use crate::errors::classify;
+use crate::errors::{classify, classify_effect};
 
 /// A DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -42,6 +43,40 @@ pub(crate) async fn get_item(
         .await
         .map_err(|e| classify(what, e))?;
     Ok(out.item().cloned())
+}
+
+/// Sends `items` as one `TransactWriteItems` (`what` names it in errors): `Err(i)` when it was
+/// cancelled because the condition of item `i` failed (nothing was written). Another
+/// cancellation is `Transient.Dependency`; a lost answer, which may hide a commit, is
+/// `Ambiguous.OutcomeUnknown` for the caller to reconcile.
+pub(crate) async fn transact(
+    client: &aws_sdk_dynamodb::Client,
+    items: Vec<TransactWriteItem>,
+    what: &str,
+) -> Result<Result<(), usize>, Error> {
+    let err = match client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .send()
+        .await
+    {
+        Ok(_) => return Ok(Ok(())),
+        Err(e) => e,
+    };
+    if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+        err.as_service_error()
+    {
+        let reasons = cancelled.cancellation_reasons();
+        if let Some(item) = reasons
+            .iter()
+            .position(|r| r.code() == Some("ConditionalCheckFailed"))
+        {
+            return Ok(Err(item));
+        }
+        let codes: Vec<_> = reasons.iter().filter_map(|r| r.code()).collect();
+        return Err(Error::Dependency(format!("{what} cancelled: {codes:?}")));
+    }
+    Err(classify_effect(what, err))
 }
 
 /// A string attribute value.

@@ -20,7 +20,6 @@ mod items;
 use std::collections::{BTreeSet, HashMap};
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use docket_core::audit::{AuditEntry, Checkpoint};
@@ -28,8 +27,8 @@ use docket_core::ids::{DocumentId, RunId};
 use docket_core::ports::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 use docket_core::Error;
 
-use crate::errors::{classify, classify_effect};
-use crate::item::{get_item, req_str, s, Item};
+use crate::errors::classify;
+use crate::item::{get_item, req_str, s, transact, Item};
 use crate::saga::SagaTables;
 
 use items::{audit_from, audit_item, checkpoint_from, document_from, run_from, run_item};
@@ -377,35 +376,11 @@ impl Store for DynamoStore {
                 items.push(item);
             }
         }
-        let result = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await;
-        let err = match result {
-            Ok(_) => return Ok(Ok(())),
-            Err(e) => e,
-        };
-        if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
-            err.as_service_error()
-        {
-            let reasons = cancelled.cancellation_reasons();
-            if let Some(item) = reasons
-                .iter()
-                .position(|r| r.code() == Some("ConditionalCheckFailed"))
-            {
-                return Ok(Err(Refused {
-                    index: owners[item],
-                }));
-            }
-            let codes: Vec<_> = reasons.iter().filter_map(|r| r.code()).collect();
-            return Err(Error::Dependency(format!(
-                "dynamodb TransactWriteItems cancelled: {codes:?}"
-            )));
-        }
         // A lost answer may hide a committed transaction: the caller reconciles (steps::record).
-        Err(classify_effect("dynamodb TransactWriteItems", err))
+        let committed = transact(&self.client, items, "dynamodb TransactWriteItems").await?;
+        Ok(committed.map_err(|item| Refused {
+            index: owners[item],
+        }))
     }
 
     async fn run(&self, run_id: &RunId) -> Result<Option<RunRecord>, Error> {

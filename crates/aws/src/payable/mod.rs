@@ -6,15 +6,13 @@
 
 mod items;
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Delete, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use docket_core::ports::PayableBook;
 use docket_core::saga::sink::{Raced, Reads, Seen, Writes};
 use docket_core::Error;
 
-use crate::errors::classify_effect;
-use crate::item::{get_item, s, Item};
+use crate::item::{get_item, s, transact, Item};
 use items::{dedup_item, entry_item, from_item, key, receipt_item, to_dedup};
 
 /// The book on `table`.
@@ -115,35 +113,9 @@ impl PayableBook for DynamoPayable {
     }
 
     async fn commit(&self, writes: &Writes) -> Result<Result<(), Raced>, Error> {
-        let result = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(self.items(writes)?))
-            .send()
-            .await;
-        let err = match result {
-            Ok(_) => return Ok(Ok(())),
-            Err(e) => e,
-        };
-        if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
-            err.as_service_error()
-        {
-            let reasons = cancelled.cancellation_reasons();
-            if reasons
-                .iter()
-                .any(|r| r.code() == Some("ConditionalCheckFailed"))
-            {
-                return Ok(Err(Raced));
-            }
-            let codes: Vec<_> = reasons.iter().filter_map(|r| r.code()).collect();
-            return Err(Error::Dependency(format!(
-                "dynamodb TransactWriteItems accounts payable cancelled: {codes:?}"
-            )));
-        }
         // A lost answer may hide a commit: the redelivery reads the dedup record and answers it.
-        Err(classify_effect(
-            "dynamodb TransactWriteItems accounts payable",
-            err,
-        ))
+        let what = "dynamodb TransactWriteItems accounts payable";
+        let committed = transact(&self.client, self.items(writes)?, what).await?;
+        Ok(committed.map_err(|_| Raced))
     }
 }
