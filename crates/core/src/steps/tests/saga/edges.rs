@@ -67,6 +67,13 @@ async fn a_compensation_that_fails_once_reports_the_error_for_a_retry_that_commi
     let recorded = journal.entry(Effect::DownstreamRecorded);
     assert_eq!(recorded.compensation, CompensationStatus::Attempted);
     assert_eq!(second.end, SagaEnd::Compensated);
+    // A failure that is retried is no open obligation: no compensation.failed entry.
+    let chain = w.saga_chain(&input).await;
+    assert!(chain.contains(&"saga.compensated".to_string()), "{chain:?}");
+    assert!(
+        !chain.contains(&"compensation.failed".to_string()),
+        "{chain:?}"
+    );
 }
 
 #[tokio::test]
