@@ -15,11 +15,11 @@ use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::errors::{classify, classify_effect};
 use docket_aws::faults::{Faults, Rule, Surface};
 use docket_core::audit::AuditDraft;
-use docket_core::config::PipelineConfig;
 use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
+use docket_core::memory::test_context;
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{Change, RunRecord, RunStatus, Store};
-use docket_core::steps::{self, Clock, Context, Layout};
+use docket_core::steps::{self, Clock, Context};
 use docket_core::Error;
 use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
@@ -494,16 +494,7 @@ async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (Dy
 }
 
 fn context() -> Context {
-    Context {
-        layout: Layout {
-            raw_bucket: "unused".into(),
-            normalized_bucket: "unused".into(),
-            derived_bucket: "unused".into(),
-        },
-        config: PipelineConfig::builtin(),
-        actor: "docket/test".into(),
-        clock: Clock::System,
-    }
+    test_context(Clock::System)
 }
 
 #[tokio::test]

@@ -6,10 +6,10 @@ use std::sync::OnceLock;
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::dynamodb::DynamoStore;
 use docket_core::audit::AuditDraft;
-use docket_core::config::PipelineConfig;
 use docket_core::ids::DocumentId;
+use docket_core::memory::test_context;
 use docket_core::ports::Store;
-use docket_core::steps::{record, Clock, Context, Layout};
+use docket_core::steps::{record, Clock, Context};
 use docket_core::Error;
 use docket_e2e::stack::{outputs_path, Stack};
 use docket_e2e::util;
@@ -20,16 +20,7 @@ fn store(stack: &Stack, sdk: &aws_config::SdkConfig) -> DynamoStore {
 }
 
 fn ctx() -> Context {
-    Context {
-        layout: Layout {
-            raw_bucket: "unused".into(),
-            normalized_bucket: "unused".into(),
-            derived_bucket: "unused".into(),
-        },
-        config: PipelineConfig::builtin(),
-        actor: "docket/test".into(),
-        clock: Clock::System,
-    }
+    test_context(Clock::System)
 }
 
 /// A fresh chain of `n` entries through the real append path.

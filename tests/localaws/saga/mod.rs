@@ -12,8 +12,8 @@ use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::saga::{outbox, DynamoJournal, DynamoOutbox, SagaTables};
 use docket_core::audit::{seal, AuditDraft};
-use docket_core::config::PipelineConfig;
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::memory::test_context;
 use docket_core::ports::{
     Change, DocumentRecord, Outbox, Refused, SagaJournal, StaleJournal, Store,
 };
@@ -21,7 +21,7 @@ use docket_core::saga::{
     Advance, Delivery, Effect, EffectIds, EventBody, EventId, EventKind, Journal, OutboxRecord,
     PreviousResult, Transition,
 };
-use docket_core::steps::{record_guarded, Clock, Context, Layout};
+use docket_core::steps::{record_guarded, Clock, Context};
 use docket_e2e::resource::{self, Resource};
 use docket_e2e::util;
 
@@ -124,16 +124,7 @@ fn claimed(run: &RunId) -> Journal {
 }
 
 fn ctx() -> Context {
-    Context {
-        layout: Layout {
-            raw_bucket: "raw".into(),
-            normalized_bucket: "normalized".into(),
-            derived_bucket: "derived".into(),
-        },
-        config: PipelineConfig::builtin(),
-        actor: "docket/test".into(),
-        clock: Clock::System,
-    }
+    test_context(Clock::System)
 }
 
 fn draft(run: &RunId, action: &str) -> AuditDraft {

@@ -20,10 +20,12 @@ pub use saga::{MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
 pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 
+use crate::config::PipelineConfig;
 use crate::ports::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
     HasReviews, HasStore, HasWorkflow,
 };
+use crate::steps::{Clock, Context, Layout};
 
 /// Every in-memory port in one bundle, as the unit tests hand it to the steps. The ledger, the
 /// saga journals and the outbox are the store's: its `Change::Ledger`, `Change::Journal` and
@@ -122,5 +124,20 @@ impl HasDownstream for MemoryPorts {
     type Downstream = MemorySink;
     fn downstream(&self) -> &MemorySink {
         &self.downstream
+    }
+}
+
+/// The context the tests hand the steps: buckets named `raw`, `normalized` and `derived`, the
+/// built-in config, the actor `docket/test`, and `clock`.
+pub fn test_context(clock: Clock) -> Context {
+    Context {
+        layout: Layout {
+            raw_bucket: "raw".into(),
+            normalized_bucket: "normalized".into(),
+            derived_bucket: "derived".into(),
+        },
+        config: PipelineConfig::builtin(),
+        actor: "docket/test".into(),
+        clock,
     }
 }

@@ -4,12 +4,11 @@
 //! `ResultSelector` and `ResultPath` — so a field one side renames fails here, not in a deployed
 //! execution. Reviewers act through function URL requests built from the fixture.
 
-use docket_core::config::PipelineConfig;
-use docket_core::memory::MemoryPorts;
+use docket_core::memory::{test_context, MemoryPorts};
 use docket_core::ocr::OcrDocument;
 use docket_core::ports::OcrPoll;
 use docket_core::review::identity::{Reviewers, DEFAULT_ROLE_PREFIX};
-use docket_core::steps::{Clock, Context, Layout};
+use docket_core::steps::{Clock, Context};
 use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
 use time::macros::datetime;
@@ -32,16 +31,7 @@ struct World {
 fn world() -> World {
     World {
         ports: MemoryPorts::default(),
-        ctx: Context {
-            layout: Layout {
-                raw_bucket: "raw".into(),
-                normalized_bucket: "normalized".into(),
-                derived_bucket: "derived".into(),
-            },
-            config: PipelineConfig::builtin(),
-            actor: "docket/test".into(),
-            clock: Clock::Fixed(datetime!(2026-11-30 12:00 UTC)),
-        },
+        ctx: test_context(Clock::Fixed(datetime!(2026-11-30 12:00 UTC))),
     }
 }
 

@@ -14,11 +14,10 @@ use serde_json::Value;
 use time::macros::datetime;
 
 use super::ingest::{self, IngestOutcome, ObjectCreated};
-use super::{ocr, route, validate, Clock, Context, Layout};
+use super::{ocr, route, validate, Clock, Context};
 use crate::audit::{verify, AuditEntry};
-use crate::config::PipelineConfig;
 use crate::ids::DocumentId;
-use crate::memory::{MemoryPorts, MemoryStore};
+use crate::memory::{test_context, MemoryPorts, MemoryStore};
 use crate::model::run::ObjectRef;
 use crate::model::run::RunInput;
 use crate::model::step::Step;
@@ -36,16 +35,7 @@ struct World {
 fn world() -> World {
     World {
         ports: MemoryPorts::default(),
-        ctx: Context {
-            layout: Layout {
-                raw_bucket: "raw".into(),
-                normalized_bucket: "normalized".into(),
-                derived_bucket: "derived".into(),
-            },
-            config: PipelineConfig::builtin(),
-            actor: "docket/test".into(),
-            clock: Clock::Fixed(datetime!(2026-11-30 12:00 UTC)),
-        },
+        ctx: test_context(Clock::Fixed(datetime!(2026-11-30 12:00 UTC))),
     }
 }
 
