@@ -1,7 +1,10 @@
 # docket: thin wrappers over cargo and scripts/. `make help` lists the targets.
 
-# Builds are cached outside the clone and shared between clones and CI runs on this machine.
-CARGO_TARGET_DIR ?= $(HOME)/.cache/docket/target
+# Builds are cached outside the clone, one directory per clone (by its path), kept between runs.
+# Not one directory for all clones: cargo names a workspace crate's artifacts and fingerprints
+# without the clone's path, so a clone whose files are older than another clone's last build
+# would run that clone's code. `make -s target-dir` prints it.
+CARGO_TARGET_DIR ?= $(HOME)/.cache/docket/clones/$(shell printf '%s' '$(CURDIR)' | sha256sum | cut -c1-12)/target
 export CARGO_TARGET_DIR
 LOCALSTACK_PORT ?= 4566
 export LOCALSTACK_PORT
@@ -24,12 +27,15 @@ MUTANTS_ARGS ?= --file crates/core/src/ledger.rs --file crates/core/src/audit.rs
 ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
-.PHONY: demo bench help setup localstack-up localstack-down localstack-logs localstack-status \
+.PHONY: demo bench help target-dir setup localstack-up localstack-down localstack-logs localstack-status \
         lint fmt test test-unit test-local bench-local \
         build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+
+target-dir: ## print where this clone's Rust builds go (CARGO_TARGET_DIR)
+	@echo $(CARGO_TARGET_DIR)
 
 setup: ## install Debian packages and Rust components the project needs
 	@scripts/setup.sh
