@@ -36,6 +36,33 @@ pub struct Stack {
 }
 
 impl Stack {
+    /// Every message of log group `group` (since `since_ms`, unix milliseconds, if given), from
+    /// all pages.
+    pub async fn log_messages(&self, group: &str, since_ms: Option<i64>) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut next = None;
+        loop {
+            let out = self
+                .logs
+                .filter_log_events()
+                .log_group_name(group)
+                .set_start_time(since_ms)
+                .set_next_token(next)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("read {group}: {e:?}"));
+            lines.extend(
+                out.events()
+                    .iter()
+                    .filter_map(|e| e.message().map(str::to_string)),
+            );
+            next = out.next_token().map(str::to_string);
+            if next.is_none() {
+                return lines;
+            }
+        }
+    }
+
     /// Reads the outputs of the deployed stack (from [`outputs_path`]).
     pub async fn load() -> Stack {
         Self::load_with(util::aws().await)

@@ -122,27 +122,11 @@ impl Sink {
             "/aws/lambda/{}",
             self.stack.out("AccountsPayableFunctionName")
         );
-        let mut lines = Vec::new();
-        let mut next = None;
-        loop {
-            let out = (self.stack.logs.filter_log_events())
-                .log_group_name(&group)
-                .set_next_token(next)
-                .send()
-                .await
-                .unwrap_or_else(|e| panic!("read {group}: {e:?}"));
-            lines.extend(
-                out.events()
-                    .iter()
-                    .filter_map(|e| e.message())
-                    .filter(|m| m.contains(event.as_str()))
-                    .map(str::to_string),
-            );
-            next = out.next_token().map(str::to_string);
-            if next.is_none() {
-                return lines;
-            }
-        }
+        let lines = self.stack.log_messages(&group, None).await;
+        lines
+            .into_iter()
+            .filter(|m| m.contains(event.as_str()))
+            .collect()
     }
 }
 

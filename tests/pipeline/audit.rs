@@ -1,8 +1,6 @@
 //! The audit log is tamper-evident: `docket audit verify` names the exact entry after an edit, a
 //! deletion, a reordering or a truncated tail; concurrent appends leave no gap and no fork.
 
-use std::sync::OnceLock;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::dynamodb::DynamoStore;
 use docket_core::audit::AuditDraft;
@@ -13,7 +11,6 @@ use docket_core::steps::{record, Clock, Context};
 use docket_core::Error;
 use docket_e2e::stack::{outputs_path, Stack};
 use docket_e2e::util;
-use serde_json::Value;
 
 fn store(stack: &Stack, sdk: &aws_config::SdkConfig) -> DynamoStore {
     DynamoStore::new(sdk, stack.tables())
@@ -40,35 +37,8 @@ async fn chain(stack: &Stack, n: usize) -> DocumentId {
 
 /// `docket audit verify <document> --output json`: (exit success, first bad seq).
 fn verify(document: &DocumentId) -> (bool, Option<u64>) {
-    static DOCKET: OnceLock<std::path::PathBuf> = OnceLock::new();
-    let docket = DOCKET.get_or_init(|| util::cargo_build("docket-cli", "docket"));
-    let outputs = outputs_path();
-    let out = std::process::Command::new(docket)
-        .args([
-            "--outputs",
-            &outputs,
-            "--output",
-            "json",
-            "audit",
-            "verify",
-            document.as_str(),
-        ])
-        // Only what an operator's shell would have, pointed at LocalStack.
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", std::env::var("HOME").unwrap_or_default())
-        .env("AWS_ENDPOINT_URL", util::endpoint())
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .output()
-        .expect("run docket");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (
-        out.status.success(),
-        report["documents"][0]["firstBadSeq"].as_u64(),
-    )
+    let (ok, report) = crate::audit_digest::verify(&outputs_path(), &[document.as_str()]);
+    (ok, report["documents"][0]["firstBadSeq"].as_u64())
 }
 
 fn key(document: &DocumentId, seq: u64) -> [(String, AttributeValue); 2] {

@@ -29,7 +29,7 @@ async fn digest_now(stack: &Stack) -> Value {
 }
 
 /// `docket --outputs <outputs> --output json audit verify <args>`: (exit success, report).
-fn verify(outputs: &str, args: &[&str]) -> (bool, Value) {
+pub(crate) fn verify(outputs: &str, args: &[&str]) -> (bool, Value) {
     static DOCKET: OnceLock<std::path::PathBuf> = OnceLock::new();
     let docket = DOCKET.get_or_init(|| util::cargo_build("docket-cli", "docket"));
     let out = std::process::Command::new(docket)

@@ -79,24 +79,8 @@ pub(crate) async fn all_log_messages(stack: &Stack) -> Vec<(String, String)> {
         if !name.contains("docket") {
             continue;
         }
-        let mut next = None;
-        loop {
-            let out = stack
-                .logs
-                .filter_log_events()
-                .log_group_name(name)
-                .set_next_token(next)
-                .send()
-                .await
-                .unwrap();
-            for event in out.events() {
-                let message = event.message().unwrap_or_default().to_string();
-                messages.push((name.to_string(), message));
-            }
-            next = out.next_token().map(str::to_string);
-            if next.is_none() {
-                break;
-            }
+        for message in stack.log_messages(name, None).await {
+            messages.push((name.to_string(), message));
         }
     }
     messages

@@ -87,7 +87,10 @@ impl FaultsOn {
     pub async fn sdk_fired(&self, stack: &Stack) -> BTreeMap<String, usize> {
         let mut fired = BTreeMap::new();
         for name in &self.functions {
-            for line in log_lines(stack, &format!("/aws/lambda/{name}"), self.since_ms).await {
+            for line in stack
+                .log_messages(&format!("/aws/lambda/{name}"), Some(self.since_ms))
+                .await
+            {
                 let Some(json) = line.find('{').map(|i| &line[i..]) else {
                     continue;
                 };
@@ -155,32 +158,6 @@ async fn switch_off(chaos: &Value, functions: &[String]) {
     let lambda = aws_sdk_lambda::Client::new(&util::aws().await);
     for name in functions {
         function_faults(&lambda, name, None).await;
-    }
-}
-
-/// Every message of one log group since `since_ms`.
-async fn log_lines(stack: &Stack, group: &str, since_ms: i64) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut next = None;
-    loop {
-        let out = stack
-            .logs
-            .filter_log_events()
-            .log_group_name(group)
-            .start_time(since_ms)
-            .set_next_token(next)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("read {group}: {e:?}"));
-        lines.extend(
-            out.events()
-                .iter()
-                .filter_map(|e| e.message().map(str::to_string)),
-        );
-        next = out.next_token().map(str::to_string);
-        if next.is_none() {
-            return lines;
-        }
     }
 }
 

@@ -69,3 +69,13 @@ pub fn configured_faults() -> Result<Faults, docket_core::Error> {
 pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
     builder.install_faults(faults)
 }
+
+/// A DynamoDB client on `config` with `faults` injected (none outside tests and local runs),
+/// as every DynamoDB adapter builds it.
+pub(crate) fn dynamodb_client(
+    config: &aws_config::SdkConfig,
+    faults: &Faults,
+) -> aws_sdk_dynamodb::Client {
+    let builder = aws_sdk_dynamodb::config::Builder::from(config);
+    aws_sdk_dynamodb::Client::from_conf(with_faults(builder, faults).build())
+}

@@ -73,9 +73,8 @@ impl DynamoStore {
         tables: Tables,
         faults: &crate::Faults,
     ) -> Self {
-        let builder = aws_sdk_dynamodb::config::Builder::from(config);
         DynamoStore {
-            client: Client::from_conf(crate::with_faults(builder, faults).build()),
+            client: crate::dynamodb_client(config, faults),
             tables,
             saga: None,
         }

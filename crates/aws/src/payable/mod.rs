@@ -29,9 +29,8 @@ impl DynamoPayable {
         table: impl Into<String>,
         faults: &crate::Faults,
     ) -> Self {
-        let builder = aws_sdk_dynamodb::config::Builder::from(config);
         DynamoPayable {
-            client: Client::from_conf(crate::with_faults(builder, faults).build()),
+            client: crate::dynamodb_client(config, faults),
             table: table.into(),
         }
     }

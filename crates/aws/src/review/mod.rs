@@ -132,11 +132,7 @@ impl DynamoReviewStore {
         table: impl Into<String>,
         faults: &crate::Faults,
     ) -> Self {
-        let builder = aws_sdk_dynamodb::config::Builder::from(config);
-        Self::from_client(
-            Client::from_conf(crate::with_faults(builder, faults).build()),
-            table,
-        )
+        Self::from_client(crate::dynamodb_client(config, faults), table)
     }
 
     /// A store on `table` through a client built elsewhere (tests count or capture requests).
