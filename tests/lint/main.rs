@@ -20,6 +20,20 @@ const LAMBDA_SERVICE_ERRORS: &[&str] = &[
     "Lambda.TooManyRequestsException",
 ];
 
+/// The one retry policy for Lambda service errors, which every `lambda:invoke` Task lists first.
+/// Ten attempts, 1 s doubling to at most 20 s, full jitter: a throttling burst (the soak injects
+/// Lambda 429s at probability 0.3, and they come in runs) is ridden out within about two minutes.
+fn lambda_service_retry() -> Value {
+    serde_json::json!({
+        "ErrorEquals": LAMBDA_SERVICE_ERRORS,
+        "IntervalSeconds": 1,
+        "MaxAttempts": 10,
+        "BackoffRate": 2.0,
+        "MaxDelaySeconds": 20,
+        "JitterStrategy": "FULL"
+    })
+}
+
 /// Names a Retry may list: transient ones, Lambda service errors, and the ambiguous outcome whose
 /// retry is the reconciliation.
 fn retryable(name: &str) -> bool {
@@ -69,6 +83,11 @@ fn lint(asl: &Value) -> Vec<String> {
         let retries = state["Retry"].as_array().cloned().unwrap_or_default();
         if retries.is_empty() {
             problem("Task without Retry".into());
+        }
+        if resource.starts_with("arn:aws:states:::lambda:invoke")
+            && retries.first() != Some(&lambda_service_retry())
+        {
+            problem("the first Retry must be the Lambda service error policy".into());
         }
         for retry in &retries {
             for key in [
@@ -177,6 +196,7 @@ fn the_linter_catches_each_rule_it_enforces() {
         "A: Retry without MaxDelaySeconds",
         "A: Retry without JitterStrategy FULL",
         "A: Retry MaxAttempts must be 1..=10",
+        "A: the first Retry must be the Lambda service error policy",
         "A: Retry on non-transient error States.ALL",
         "A: Catch must keep the input",
         "A: Catch on Business.Nope",

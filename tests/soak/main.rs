@@ -194,7 +194,8 @@ async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_ev
         problems.extend(duplicates(&stack, o).await);
         let statuses: Vec<String> = o.runs.iter().map(|r| s(r, "status")).collect();
         if statuses != ["completed"] {
-            problems.push(format!("{}: {statuses:?}", o.document));
+            let errors: Vec<String> = o.runs.iter().map(|r| s(r, "error")).collect();
+            problems.push(format!("{}: {statuses:?}, errors {errors:?}", o.document));
         }
     }
     assert_eq!(outcomes.len(), documents.len(), "no document lost");
