@@ -34,10 +34,29 @@ fn lambda_service_retry() -> Value {
     })
 }
 
+/// The retry of a function that ran out of time (`Sandbox.Timedout`), which every plain
+/// `lambda:invoke` Task lists second: it may have committed before it was stopped, and each
+/// step is built to be run again (the retry reconciles). Not on a callback Task, whose retry
+/// would wait on a new task token.
+fn lambda_timeout_retry() -> Value {
+    serde_json::json!({
+        "ErrorEquals": [LAMBDA_TIMEOUT],
+        "IntervalSeconds": 2,
+        "MaxAttempts": 3,
+        "BackoffRate": 2.0,
+        "MaxDelaySeconds": 30,
+        "JitterStrategy": "FULL"
+    })
+}
+
+/// What Step Functions reports for a function stopped at its timeout.
+const LAMBDA_TIMEOUT: &str = "Sandbox.Timedout";
+
 /// Names a Retry may list: transient ones, Lambda service errors, and the ambiguous outcome whose
 /// retry is the reconciliation.
 fn retryable(name: &str) -> bool {
     LAMBDA_SERVICE_ERRORS.contains(&name)
+        || name == LAMBDA_TIMEOUT
         || name.starts_with("Transient.")
         || name == "Ambiguous.OutcomeUnknown"
 }
@@ -88,6 +107,11 @@ fn lint(asl: &Value) -> Vec<String> {
             && retries.first() != Some(&lambda_service_retry())
         {
             problem("the first Retry must be the Lambda service error policy".into());
+        }
+        if resource == "arn:aws:states:::lambda:invoke"
+            && retries.get(1) != Some(&lambda_timeout_retry())
+        {
+            problem("the second Retry must be the Lambda timeout policy".into());
         }
         for retry in &retries {
             for key in [
@@ -197,6 +221,7 @@ fn the_linter_catches_each_rule_it_enforces() {
         "A: Retry without JitterStrategy FULL",
         "A: Retry MaxAttempts must be 1..=10",
         "A: the first Retry must be the Lambda service error policy",
+        "A: the second Retry must be the Lambda timeout policy",
         "A: Retry on non-transient error States.ALL",
         "A: Catch must keep the input",
         "A: Catch on Business.Nope",
