@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::dynamodb::Tables;
+use docket_aws::saga::SagaTables;
 use docket_core::audit::{verify, AuditEntry};
-use docket_core::ids::{DocumentId, Tenant};
+use docket_core::ids::{sha256_hex, DocumentId, Tenant};
+use docket_core::saga::EventId;
 use serde_json::Value;
 
 use crate::{render, util};
@@ -19,6 +21,7 @@ pub const COMPLETED_RUN_ACTIONS: &[&str] = &[
     "ocr.completed",
     "validation.completed",
     "run.completed",
+    "event.published",
 ];
 
 /// How long a document may take through the pipeline before a test gives up.
@@ -125,6 +128,25 @@ impl Stack {
             audit: self.out("AuditTable").into(),
             checkpoints: self.out("AuditCheckpointsTable").into(),
             ledger: self.out("LedgerTable").into(),
+        }
+    }
+
+    /// How many PutEvents of `detail_type` for `event` LocalStack accepted (its wire log names
+    /// each PutEvents by its detail type and `detail.eventId`).
+    pub async fn event_puts(&self, detail_type: &str, event: &EventId) -> usize {
+        let subject = sha256_hex(format!("{detail_type}\n{event}").as_bytes());
+        util::wire_requests("events", "PutEvents", &subject)
+            .await
+            .iter()
+            .filter(|r| r["status"] == 200)
+            .count()
+    }
+
+    /// The saga's table names (route's journal and outbox).
+    pub fn saga_tables(&self) -> SagaTables {
+        SagaTables {
+            journal: self.out("SagaJournalTable").into(),
+            outbox: self.out("OutboxTable").into(),
         }
     }
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
-use docket_core::ids::{sha256_hex, Tenant};
+use docket_core::ids::Tenant;
 use docket_core::memory::accepted_event;
-use docket_core::saga::{EventBody, EventId, ReceiptId};
+use docket_core::saga::{EventBody, EventId, ReceiptId, EVENT_SOURCE};
 use docket_e2e::stack::{tenant, Stack};
 use docket_e2e::util;
 use serde_json::json;
@@ -46,7 +46,7 @@ impl Sink {
     async fn publish(&self, body: &EventBody) {
         let entry = PutEventsRequestEntry::builder()
             .event_bus_name(self.stack.out("EventBus"))
-            .source("docket.route")
+            .source(EVENT_SOURCE)
             .detail_type(body.kind.name())
             .detail(serde_json::to_string(body).unwrap())
             .build();
@@ -62,12 +62,7 @@ impl Sink {
 
     /// The PutEvents of `detail_type` for `event` that LocalStack accepted.
     async fn sent(&self, detail_type: &str, event: &EventId) -> usize {
-        let subject = sha256_hex(format!("{detail_type}\n{event}").as_bytes());
-        util::wire_requests("events", "PutEvents", &subject)
-            .await
-            .iter()
-            .filter(|r| r["status"] == 200)
-            .count()
+        self.stack.event_puts(detail_type, event).await
     }
 
     /// Waits until as many answers to `event` were sent as `expected` counts, then asserts

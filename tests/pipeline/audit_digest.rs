@@ -56,7 +56,7 @@ async fn processed(stack: &Stack) -> (DocumentId, Vec<AuditEntry>) {
     let pdf = invoice_pdf(&invoice_lines("INV-2026-0042", "1234.50"));
     stack.upload(&format!("inbox/{tenant}/{name}"), pdf).await;
     stack.wait_for_runs(&document, 1).await;
-    let chain = stack.wait_for_action(&document, "run.completed").await;
+    let chain = stack.wait_for_action(&document, "event.published").await;
     assert!(chain.len() >= 3, "a short chain proves little: {chain:?}");
     (document, chain)
 }

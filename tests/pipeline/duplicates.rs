@@ -67,7 +67,8 @@ async fn the_same_event_three_times_twice_concurrently_makes_one_execution_and_o
     );
     // The result key is one per run, so a second write is only seen as a second version (the
     // derived bucket is versioned, and `versions` checks it is).
-    let chain = stack.wait_for_action(&document, "run.completed").await;
+    // The last action of a completed run: its event, published after the completion.
+    let chain = stack.wait_for_action(&document, "event.published").await;
     let run = &stack.runs(&document).await[0];
     let Some(AttributeValue::M(outputs)) = run.get("outputs") else {
         panic!("a completed run without outputs: {run:?}");

@@ -50,6 +50,7 @@ async fn poll_to_end(
         ocr: textract,
         ledger,
         workflow: (),
+        saga: (),
     };
     for _ in 0..240 {
         let polled = ocr::poll(&ports, ctx, input, started).await?;

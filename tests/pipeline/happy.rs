@@ -1,6 +1,9 @@
 //! Generated invoices through the whole pipeline.
 
-use docket_core::ids::DocumentId;
+use std::time::{Duration, Instant};
+
+use docket_core::ids::{DocumentId, RunId};
+use docket_core::saga::{EventId, EventKind};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 /// Runs one upload to its result and checks that the result, the run record, the execution
@@ -62,14 +65,31 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
             "ocr.started",
             "ocr.completed",
             "validation.completed",
-            "run.completed"
+            "run.completed",
+            "event.published"
         ]
     );
     assert!(chain
         .iter()
         .all(|e| e.draft.run_id.as_ref().map(|r| r.as_str()) == Some(run_id.as_str())));
-    let completed = chain.last().unwrap();
+    let completed = &chain[chain.len() - 2];
     assert_eq!(completed.draft.output_pointers["result"], result_ptr);
+
+    // Route's saga: the result's event was put on the bus once, under its stable id, and the
+    // accounts-payable consumer recorded it once.
+    let event = EventId::new(&RunId::parse(&run_id).unwrap(), EventKind::Accepted);
+    assert_eq!(
+        chain.last().unwrap().draft.detail["eventId"],
+        event.as_str()
+    );
+    assert_eq!(stack.event_puts("document.accepted", &event).await, 1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while stack.event_puts("document.recorded", &event).await == 0 {
+        assert!(Instant::now() < deadline, "{event} not recorded downstream");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(stack.event_puts("document.recorded", &event).await, 1);
+    assert_eq!(stack.event_puts("document.refused", &event).await, 0);
     document
 }
 

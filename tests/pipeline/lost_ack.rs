@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 
 use aws_sdk_s3::types::{BucketVersioningStatus, VersioningConfiguration};
 use docket_aws::dynamodb::DynamoStore;
+use docket_aws::events::EventBridgeBus;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
+use docket_aws::saga::{DynamoJournal, DynamoOutbox};
 use docket_aws::sfn::SfnWorkflow;
 use docket_aws::textract::TextractOcr;
 use docket_core::config::PipelineConfig;
@@ -17,8 +19,10 @@ use docket_core::ids::{sha256_hex, DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::model::run::RunInput;
 use docket_core::ports::{
-    Change, HasBlobs, HasLedger, HasOcr, HasStore, HasWorkflow, RunRecord, RunStatus, Store,
+    Change, HasBlobs, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox, HasStore, HasWorkflow,
+    RunRecord, RunStatus, Store,
 };
+use docket_core::saga::{EventId, EventKind};
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
 use docket_core::steps::{ocr, route, validate, Clock, Context, Layout};
 use docket_core::Error;
@@ -32,6 +36,7 @@ pub(crate) fn one(rule: Rule) -> Faults {
 
 pub(crate) async fn store(stack: &Stack, faults: &Faults) -> DynamoStore {
     DynamoStore::with_faults(&util::aws().await, stack.tables(), faults)
+        .with_saga(stack.saga_tables())
 }
 
 /// The ledger on the store's table, through the store's client (and so its faults).
@@ -54,12 +59,57 @@ pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
 
 /// The steps' ports as a test picks them: a lossy adapter next to clean ones. Ports a step does
 /// not use are `()`.
-pub(crate) struct Picked<B = (), S = (), O = (), L = (), W = ()> {
+pub(crate) struct Picked<B = (), S = (), O = (), L = (), W = (), G = ()> {
     pub blobs: B,
     pub store: S,
     pub ocr: O,
     pub ledger: L,
     pub workflow: W,
+    pub saga: G,
+}
+
+/// Route's saga ports on the deployed stack's tables and bus.
+pub(crate) struct SagaPorts {
+    journal: DynamoJournal,
+    outbox: DynamoOutbox,
+    events: EventBridgeBus,
+}
+
+impl SagaPorts {
+    /// On `store`'s client (its saga tables) and the stack's bus.
+    pub(crate) async fn of(stack: &Stack, store: &DynamoStore) -> SagaPorts {
+        let tables = store.saga().expect("a store with the saga's tables");
+        SagaPorts {
+            journal: DynamoJournal::new(store.client().clone(), &tables.journal),
+            outbox: DynamoOutbox::new(store.client().clone(), &tables.outbox),
+            events: EventBridgeBus::with_faults(
+                &util::aws().await,
+                stack.out("EventBus"),
+                &Faults::none(),
+            ),
+        }
+    }
+}
+
+impl<B: Sync, S: Sync, O: Sync, L: Sync, W: Sync> HasJournal for Picked<B, S, O, L, W, &SagaPorts> {
+    type Journal = DynamoJournal;
+    fn journal(&self) -> &DynamoJournal {
+        &self.saga.journal
+    }
+}
+
+impl<B: Sync, S: Sync, O: Sync, L: Sync, W: Sync> HasOutbox for Picked<B, S, O, L, W, &SagaPorts> {
+    type Outbox = DynamoOutbox;
+    fn outbox(&self) -> &DynamoOutbox {
+        &self.saga.outbox
+    }
+}
+
+impl<B: Sync, S: Sync, O: Sync, L: Sync, W: Sync> HasEvents for Picked<B, S, O, L, W, &SagaPorts> {
+    type Events = EventBridgeBus;
+    fn events(&self) -> &EventBridgeBus {
+        &self.saga.events
+    }
 }
 
 impl<'a> Picked<&'a S3Blobs, &'a DynamoStore, (), (), &'a SfnWorkflow> {
@@ -75,6 +125,7 @@ impl<'a> Picked<&'a S3Blobs, &'a DynamoStore, (), (), &'a SfnWorkflow> {
             ocr: (),
             ledger: (),
             workflow,
+            saga: (),
         }
     }
 }
@@ -92,39 +143,44 @@ impl<'a> Picked<(), &'a DynamoStore, &'a TextractOcr, &'a DynamoLedger> {
             ocr,
             ledger,
             workflow: (),
+            saga: (),
         }
     }
 }
 
-impl<S: Sync, O: Sync, L: Sync, W: Sync> HasBlobs for Picked<&S3Blobs, S, O, L, W> {
+impl<S: Sync, O: Sync, L: Sync, W: Sync, G: Sync> HasBlobs for Picked<&S3Blobs, S, O, L, W, G> {
     type Blobs = S3Blobs;
     fn blobs(&self) -> &S3Blobs {
         self.blobs
     }
 }
 
-impl<B: Sync, O: Sync, L: Sync, W: Sync> HasStore for Picked<B, &DynamoStore, O, L, W> {
+impl<B: Sync, O: Sync, L: Sync, W: Sync, G: Sync> HasStore for Picked<B, &DynamoStore, O, L, W, G> {
     type Store = DynamoStore;
     fn store(&self) -> &DynamoStore {
         self.store
     }
 }
 
-impl<B: Sync, S: Sync, L: Sync, W: Sync> HasOcr for Picked<B, S, &TextractOcr, L, W> {
+impl<B: Sync, S: Sync, L: Sync, W: Sync, G: Sync> HasOcr for Picked<B, S, &TextractOcr, L, W, G> {
     type Ocr = TextractOcr;
     fn ocr(&self) -> &TextractOcr {
         self.ocr
     }
 }
 
-impl<B: Sync, S: Sync, O: Sync, W: Sync> HasLedger for Picked<B, S, O, &DynamoLedger, W> {
+impl<B: Sync, S: Sync, O: Sync, W: Sync, G: Sync> HasLedger
+    for Picked<B, S, O, &DynamoLedger, W, G>
+{
     type Ledger = DynamoLedger;
     fn ledger(&self) -> &DynamoLedger {
         self.ledger
     }
 }
 
-impl<B: Sync, S: Sync, O: Sync, L: Sync> HasWorkflow for Picked<B, S, O, L, &SfnWorkflow> {
+impl<B: Sync, S: Sync, O: Sync, L: Sync, G: Sync> HasWorkflow
+    for Picked<B, S, O, L, &SfnWorkflow, G>
+{
     type Workflow = SfnWorkflow;
     fn workflow(&self) -> &SfnWorkflow {
         self.workflow
@@ -187,7 +243,7 @@ async fn accepted_by_us(
     stack: &Stack,
     document: &DocumentId,
 ) -> Vec<docket_core::audit::AuditEntry> {
-    let chain = stack.wait_for_action(document, "run.completed").await;
+    let chain = stack.wait_for_action(document, "event.published").await;
     let accepted: Vec<&str> = chain
         .iter()
         .filter(|e| e.draft.action == "document.accepted")
@@ -347,13 +403,16 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
         ocr: &textract,
         ledger: &ledger,
         workflow: (),
+        saga: (),
     };
+    let saga = SagaPorts::of(&stack, &store).await;
     let lossy = Picked {
         blobs: &lossy_blobs,
         store: &store,
         ocr: (),
         ledger: (),
         workflow: (),
+        saga: &saga,
     };
 
     // OCR start: the answer is lost; the attempt gives its lease up, the retry takes over and
@@ -405,6 +464,9 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     assert_eq!(contents.len(), 1, "one distinct result content");
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "run.completed"), 1);
+    assert_eq!(count_actions(&chain, "event.published"), 1);
+    let event = EventId::new(&input.run_id, EventKind::Accepted);
+    assert_eq!(stack.event_puts("document.accepted", &event).await, 1);
     let completed = chain
         .iter()
         .find(|e| e.draft.action == "run.completed")

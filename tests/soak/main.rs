@@ -103,6 +103,15 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
     if outcome.runs.len() != 1 {
         problems.push(format!("{d}: {} runs", outcome.runs.len()));
     }
+    // A completed run's event is published after its completion, by the same route call: the
+    // chain is read once the execution ended.
+    for run in outcome
+        .runs
+        .iter()
+        .filter(|r| s(r, "status") == "completed")
+    {
+        stack.wait_for_execution(&s(run, "runId")).await;
+    }
     let chain = stack.audit(d).await; // verifies the chain
     for run in &outcome.runs {
         let run_id = s(run, "runId");

@@ -3,15 +3,18 @@
 
 use aws_config::SdkConfig;
 use docket_aws::dynamodb::DynamoStore;
+use docket_aws::events::EventBridgeBus;
 use docket_aws::ledger::DynamoLedger;
 use docket_aws::review::DynamoReviewStore;
 use docket_aws::s3::S3Blobs;
+use docket_aws::saga::{DynamoJournal, DynamoOutbox};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasLedger, HasOcr, HasReviews, HasStore, HasWorkflow,
+    HasBlobs, HasCallback, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox, HasReviews,
+    HasStore, HasWorkflow,
 };
 use docket_core::review::identity::Reviewers;
 use docket_core::steps::{Clock, Context, Layout};
@@ -34,19 +37,20 @@ pub struct Deps<X = ()> {
 
 /// Adapters only some functions have, built from their own environment variables.
 pub trait Extra: Sized {
-    /// Builds them on `sdk`, with the process's injected `faults`.
-    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error>;
+    /// Builds them on `sdk`, with the process's injected `faults`; a DynamoDB adapter shares
+    /// `store`'s client.
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error>;
 }
 
 impl Extra for () {
-    fn from_env(_: &SdkConfig, _: &Faults) -> Result<(), Error> {
+    fn from_env(_: &SdkConfig, _: &Faults, _: &DynamoStore) -> Result<(), Error> {
         Ok(())
     }
 }
 
 /// ingest starts executions of `STATE_MACHINE_ARN`.
 impl Extra for SfnWorkflow {
-    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, _: &DynamoStore) -> Result<Self, Error> {
         Ok(SfnWorkflow::with_faults(
             sdk,
             env("STATE_MACHINE_ARN")?,
@@ -56,7 +60,7 @@ impl Extra for SfnWorkflow {
 }
 
 impl Extra for TextractOcr {
-    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, _: &DynamoStore) -> Result<Self, Error> {
         Ok(TextractOcr::with_faults(sdk, faults))
     }
 }
@@ -70,10 +74,35 @@ pub struct Review {
 }
 
 impl Extra for Review {
-    fn from_env(sdk: &SdkConfig, faults: &Faults) -> Result<Self, Error> {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, _: &DynamoStore) -> Result<Self, Error> {
         Ok(Review {
             reviews: DynamoReviewStore::with_faults(sdk, env("REVIEW_TABLE")?, faults),
             callback: SfnCallback::with_faults(sdk, faults),
+        })
+    }
+}
+
+/// What route has for its saga: the journal and the outbox (their tables are also the store's,
+/// for the writes committed with an audit entry) and the bus it publishes on.
+pub struct Saga {
+    /// `SAGA_JOURNAL_TABLE`.
+    pub journal: DynamoJournal,
+    /// `OUTBOX_TABLE`.
+    pub outbox: DynamoOutbox,
+    /// `EVENT_BUS_NAME`.
+    pub events: EventBridgeBus,
+}
+
+impl Extra for Saga {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        let tables = store.saga().ok_or_else(|| {
+            Error::Internal("route needs SAGA_JOURNAL_TABLE and OUTBOX_TABLE".into())
+        })?;
+        let client = store.client();
+        Ok(Saga {
+            journal: DynamoJournal::new(client.clone(), &tables.journal),
+            outbox: DynamoOutbox::new(client.clone(), &tables.outbox),
+            events: EventBridgeBus::with_faults(sdk, env("EVENT_BUS_NAME")?, faults),
         })
     }
 }
@@ -110,12 +139,16 @@ impl<X: Extra> Deps<X> {
             clock: Clock::System,
         };
         let faults = docket_aws::configured_faults()?;
-        let store = DynamoStore::from_env(&sdk)?;
-        let store = DynamoStore::with_faults(&sdk, store.tables().clone(), &faults);
+        let from_env = DynamoStore::from_env(&sdk)?;
+        let store = DynamoStore::with_faults(&sdk, from_env.tables().clone(), &faults);
+        let store = match from_env.saga() {
+            Some(saga) => store.with_saga(saga.clone()),
+            None => store,
+        };
         Ok(Deps {
             blobs: S3Blobs::with_faults(&sdk, &faults),
             ledger: DynamoLedger::new(store.client().clone(), &store.tables().ledger),
-            extra: X::from_env(&sdk, &faults)?,
+            extra: X::from_env(&sdk, &faults, &store)?,
             store,
             ctx,
         })
@@ -171,5 +204,26 @@ impl HasCallback for Deps<Review> {
     type Callback = SfnCallback;
     fn callback(&self) -> &SfnCallback {
         &self.extra.callback
+    }
+}
+
+impl HasJournal for Deps<Saga> {
+    type Journal = DynamoJournal;
+    fn journal(&self) -> &DynamoJournal {
+        &self.extra.journal
+    }
+}
+
+impl HasOutbox for Deps<Saga> {
+    type Outbox = DynamoOutbox;
+    fn outbox(&self) -> &DynamoOutbox {
+        &self.extra.outbox
+    }
+}
+
+impl HasEvents for Deps<Saga> {
+    type Events = EventBridgeBus;
+    fn events(&self) -> &EventBridgeBus {
+        &self.extra.events
     }
 }

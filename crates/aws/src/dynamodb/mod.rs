@@ -80,6 +80,11 @@ impl DynamoStore {
         }
     }
 
+    /// The saga's tables, if this store has them.
+    pub fn saga(&self) -> Option<&SagaTables> {
+        self.saga.as_ref()
+    }
+
     /// This store over `client` (tests count its requests).
     pub fn from_client(client: Client, tables: Tables) -> Self {
         DynamoStore {

@@ -15,7 +15,7 @@ pub mod status;
 pub use compensate::{plan, Action, CompensationRules, Planned, MAX_COMPENSATION_ATTEMPTS};
 pub use effect::{Effect, EffectIds, Evidence, PreviousResult};
 pub use journal::{Journal, JournalEntry, Outcome, Transition};
-pub use outbox::{Advance, Delivery, EventBody, EventId, EventKind, OutboxRecord};
+pub use outbox::{Advance, Delivery, EventBody, EventId, EventKind, OutboxRecord, EVENT_SOURCE};
 pub use sink::{Applied, Book, Receipt, ReceiptId, Voided};
 pub use status::{CompensationStatus, SagaEnd};
 

@@ -40,6 +40,10 @@ impl fmt::Display for EventId {
     }
 }
 
+/// The `source` of every event route's saga publishes on the stack's bus (the consumer's rule
+/// matches it).
+pub const EVENT_SOURCE: &str = "docket.route";
+
 /// What an event announces (its EventBridge `detail-type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {

@@ -2,6 +2,11 @@
 //! result, atomically and only if no newer source version was accepted meanwhile (then the run
 //! completes as `stale`: kept for audit, never promoted). An auto-approved run routes its
 //! extracted fields; a reviewed one the fields its reviewer approved (with corrections).
+//!
+//! The completion is the first effect of route's saga ([`super::saga`]): the same transaction
+//! confirms `result.promoted` in the run's journal and persists the `document.accepted` outbox
+//! record; route then publishes that event ([`saga::announce`]), also when a retry finds the
+//! run completed by an earlier attempt that stopped before publishing.
 
 use std::collections::BTreeMap;
 
@@ -9,14 +14,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::review::Reviewed;
-use super::{record, to_json_bytes, Context};
+use super::{record, saga, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::ids::sha256_hex;
 use crate::model::run::{ObjectRef, RunInput};
 use crate::model::step::Step;
 use crate::ports::{
-    BlobStore, Change, DocumentRecord, HasBlobs, HasStore, Refused, RunStatus, Store,
+    BlobStore, Change, HasBlobs, HasEvents, HasJournal, HasOutbox, HasStore, Refused, RunStatus,
+    Store,
 };
 use crate::validate::{Decision, ValidationReport};
 use crate::Error;
@@ -33,7 +39,7 @@ pub struct Routed {
 
 /// Routes an approved run: auto-approved (`review` is `None`), or approved by a reviewer.
 pub async fn run(
-    ports: &(impl HasBlobs + HasStore),
+    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents),
     ctx: &Context,
     input: &RunInput,
     report: &ObjectRef,
@@ -99,6 +105,7 @@ pub async fn run(
         .result(&input.tenant, &input.document_id, &input.run_id);
     let result_bytes = to_json_bytes(&result);
     let result_hash = sha256_hex(&result_bytes);
+    let promotion = saga::promotion(ports, input, &target, &result_bytes).await?;
     ports
         .blobs()
         .put(&target, result_bytes, "application/json")
@@ -112,29 +119,27 @@ pub async fn run(
         outputs: [("result".to_string(), target.to_string())].into(),
         error: None,
     };
-    let draft = |action: &str| {
+    let draft = |action: &str, promoted: Option<&Value>| {
+        let mut detail = json!({"sha256": result_hash, "sourceOrder": input.source_order});
+        if let Some(promoted) = promoted {
+            detail["promoted"] = promoted.clone();
+        }
         AuditDraft::new(&ctx.actor, action, Some(&input.run_id))
             .operation(&op)
             .input("validation", &report_hash)
             .output("result", &target.to_string())
-            .detail(json!({"sha256": result_hash, "sourceOrder": input.source_order}))
+            .detail(detail)
     };
-    let promote = Change::Promote(DocumentRecord {
-        document_id: input.document_id.clone(),
-        tenant: input.tenant.clone(),
-        current_run_id: input.run_id.clone(),
-        source_order: input.source_order.clone(),
-    });
-    let completed = vec![finish(RunStatus::Completed), promote];
-    let status = match record(
-        store,
-        ctx,
-        &input.document_id,
-        completed,
-        draft("run.completed"),
-    )
-    .await?
-    {
+    let Some(promotion) = promotion else {
+        // The journal shows the promotion: an earlier attempt committed the completion.
+        let status = finished_status(store, input).await?;
+        return announced(ports, ctx, input, status, target).await;
+    };
+    // [finish, promote, journal, outbox]: the promotion is at index 1.
+    let mut completed = vec![finish(RunStatus::Completed)];
+    completed.extend(promotion.changes);
+    let completion = draft("run.completed", Some(&promotion.detail));
+    let status = match record(store, ctx, &input.document_id, completed, completion).await? {
         Ok(_) => RunStatus::Completed,
         Err(Refused { index: 1 }) => {
             // A newer version is current: this run is kept, never promoted.
@@ -143,7 +148,7 @@ pub async fn run(
                 ctx,
                 &input.document_id,
                 vec![finish(RunStatus::Stale)],
-                draft("run.stale"),
+                draft("run.stale", None),
             )
             .await?
             {
@@ -153,9 +158,23 @@ pub async fn run(
         }
         Err(_) => finished_status(store, input).await?,
     };
+    announced(ports, ctx, input, status, target).await
+}
+
+/// The routed run, after publishing its `document.accepted` event if it completed.
+async fn announced(
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
+    ctx: &Context,
+    input: &RunInput,
+    status: RunStatus,
+    result: ObjectRef,
+) -> Result<Routed, Error> {
+    if status == RunStatus::Completed {
+        saga::announce(ports, ctx, &input.run_id).await?;
+    }
     Ok(Routed {
         status: status.as_str().into(),
-        result: target,
+        result,
     })
 }
 

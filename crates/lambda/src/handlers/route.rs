@@ -4,7 +4,7 @@
 
 use docket_core::model::run::{ObjectRef, RunInput};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasStore};
+use docket_core::ports::{HasBlobs, HasEvents, HasJournal, HasOutbox, HasStore};
 use docket_core::steps::review::Reviewed;
 use docket_core::steps::{route, Context};
 use serde::Deserialize;
@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::{run_step, Failure};
 
-/// What route runs on.
-pub type Deps = crate::Deps;
+/// What route runs on: the shared adapters and its saga's.
+pub type Deps = crate::Deps<crate::deps::Saga>;
 
 /// What the state machine sends (`Route`, `RouteReviewed`, `RecordFailure`, `RecordRejected`).
 #[derive(Debug, Deserialize)]
@@ -58,7 +58,7 @@ pub struct CaughtError {
 
 /// Routes, or records the failure or rejection.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore),
+    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {

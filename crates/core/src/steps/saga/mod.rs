@@ -12,7 +12,9 @@
 //! it happens (evidence `uncertain`), so a crash between it and its settlement leaves it
 //! `uncertain` and the next attempt reconciles it.
 //!
-//! Not yet wired: route does not call these (the Lambdas and the state machine come next).
+//! Route runs the first two effects: it commits [`promotion`] with the run's completion and then
+//! [`announce`]s the event. The downstream receipt and the compensate Lambda are not wired into
+//! the state machine yet ([`run`] and [`compensate`] are exercised by the tests).
 
 mod compensate;
 
@@ -33,8 +35,8 @@ use crate::ports::{
 };
 use crate::saga::outbox::invoice_key;
 use crate::saga::{
-    Advance, Delivery, Effect, EffectIds, EventBody, EventId, Evidence, Journal, OutboxRecord,
-    Outcome, PreviousResult, Transition,
+    Advance, Delivery, Effect, EffectIds, EventBody, EventId, EventKind, Evidence, Journal,
+    OutboxRecord, Outcome, PreviousResult, Transition,
 };
 use crate::Error;
 
@@ -168,6 +170,107 @@ fn advance(record: &OutboxRecord, advance: Advance) -> Result<Option<Change>, Er
     }))
 }
 
+/// The `document.accepted` event of `input`'s result `result`, whose bytes are `bytes` (the
+/// invoice key comes from its `issuer` and `invoice_number` fields).
+fn accepted(input: &RunInput, result: &ObjectRef, bytes: &[u8]) -> Result<EventBody, Error> {
+    let fields: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Error::BadInput(format!("result unreadable: {e}")))?;
+    let field = |name: &str| {
+        fields["fields"][name]["value"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| Error::BadInput(format!("result {result} has no {name}")))
+    };
+    let key = invoice_key(&input.tenant, &field("issuer")?, &field("invoice_number")?);
+    Ok(EventBody::accepted(input, result, &sha256_hex(bytes), key))
+}
+
+/// The change that makes `input` the document's current result.
+fn promote_change(input: &RunInput) -> Change {
+    Change::Promote(DocumentRecord {
+        document_id: input.document_id.clone(),
+        tenant: input.tenant.clone(),
+        current_run_id: input.run_id.clone(),
+        source_order: input.source_order.clone(),
+    })
+}
+
+/// The saga's first effect, `result.promoted`, as route commits it with the run's completion.
+#[derive(Debug, Clone)]
+pub struct Promotion {
+    /// In this order: the promotion (refused when a newer version is current), the journal
+    /// confirming it with the previous current run, the `document.accepted` outbox record.
+    pub changes: Vec<Change>,
+    /// The ids for the audit entry: `previousRunId`, `eventId`.
+    pub detail: Value,
+}
+
+/// The promotion of `input`'s result `result` (bytes `bytes`), or `None` when the journal
+/// shows it made already (an earlier attempt committed it with the run's completion).
+pub async fn promotion(
+    ports: &(impl HasStore + HasJournal),
+    input: &RunInput,
+    result: &ObjectRef,
+    bytes: &[u8],
+) -> Result<Option<Promotion>, Error> {
+    let (effect, run) = (Effect::ResultPromoted, &input.run_id);
+    let body = accepted(input, result, bytes)?;
+    let known = ports.journal().journal(run).await?;
+    let known = known.unwrap_or_else(|| Journal::new(run));
+    if known.entry(effect).evidence == Evidence::Confirmed {
+        return Ok(None);
+    }
+    let current = ports.store().document(&input.document_id).await?;
+    let ids = EffectIds {
+        previous: current
+            .filter(|d| &d.current_run_id != run)
+            .map(|d| PreviousResult {
+                run_id: d.current_run_id,
+                source_order: d.source_order,
+            }),
+        ..EffectIds::default()
+    };
+    let previous = ids.previous.as_ref().map(|p| p.run_id.to_string());
+    let ts = [
+        Transition::Claim(effect, ids.clone()),
+        Transition::Settle(effect, Outcome::Happened(ids)),
+    ];
+    let Some(journal) = known.next_all(&ts)? else {
+        return Ok(None);
+    };
+    Ok(Some(Promotion {
+        detail: json!({"previousRunId": previous, "eventId": body.event_id}),
+        changes: vec![
+            promote_change(input),
+            Change::Journal(journal),
+            persist(&body)?,
+        ],
+    }))
+}
+
+/// `event.published` for `run`, whose promotion is confirmed: publishes the event persisted with
+/// it (from its outbox record) unless the journal shows it published. Nothing for a run with no
+/// confirmed promotion (a stale one, or one completed before its stack had the saga).
+pub async fn announce(
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
+    ctx: &Context,
+    run: &RunId,
+) -> Result<(), Error> {
+    let known = ports.journal().journal(run).await?;
+    let Some(known) = known else {
+        return Ok(());
+    };
+    if known.entry(Effect::ResultPromoted).evidence != Evidence::Confirmed {
+        return Ok(());
+    }
+    let evidence = known.entry(Effect::EventPublished).evidence;
+    let id = EventId::new(run, EventKind::Accepted);
+    let record = ports.outbox().record(&id).await?;
+    let record = record
+        .ok_or_else(|| Error::Internal(format!("{run} is promoted but the outbox has no {id}")))?;
+    publish(ports, ctx, run, &record.body, evidence).await
+}
+
 /// Runs the saga of `input`, whose result (written by route) is `result`. A retried call skips
 /// confirmed effects and reconciles uncertain ones before trying them again. A refusal by the
 /// consumer (`Business.*`, `Conflict.*`) settles the record as not-attempted and is returned:
@@ -180,16 +283,7 @@ pub async fn run(
     result: &ObjectRef,
 ) -> Result<SagaRun, Error> {
     let bytes = ports.blobs().get(result).await?;
-    let fields: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::BadInput(format!("result unreadable: {e}")))?;
-    let field = |name: &str| {
-        fields["fields"][name]["value"]
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| Error::BadInput(format!("result {result} has no {name}")))
-    };
-    let key = invoice_key(&input.tenant, &field("issuer")?, &field("invoice_number")?);
-    let body = EventBody::accepted(input, result, &sha256_hex(&bytes), key);
+    let body = accepted(input, result, &bytes)?;
     let known = ports.journal().journal(&input.run_id).await?;
     let known = known.unwrap_or_else(|| Journal::new(&input.run_id));
     let evidence = |effect: Effect| known.entry(effect).evidence;
@@ -199,7 +293,8 @@ pub async fn run(
             status: "stale".into(),
         });
     }
-    publish(ports, ctx, input, &body, evidence(Effect::EventPublished)).await?;
+    let published = evidence(Effect::EventPublished);
+    publish(ports, ctx, &input.run_id, &body, published).await?;
     deliver(
         ports,
         ctx,
@@ -248,12 +343,7 @@ async fn promote(
             ..EffectIds::default()
         },
     };
-    let promote = Change::Promote(DocumentRecord {
-        document_id: input.document_id.clone(),
-        tenant: input.tenant.clone(),
-        current_run_id: run.clone(),
-        source_order: input.source_order.clone(),
-    });
+    let promote = promote_change(input);
     let ts = [
         Transition::Claim(effect, ids.clone()),
         Transition::Settle(effect, Outcome::Happened(ids.clone())),
@@ -285,12 +375,11 @@ async fn promote(
 async fn publish(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
     ctx: &Context,
-    input: &RunInput,
+    run: &RunId,
     body: &EventBody,
     evidence: Evidence,
 ) -> Result<(), Error> {
     let effect = Effect::EventPublished;
-    let run = &input.run_id;
     if evidence == Evidence::Confirmed {
         return Ok(());
     }

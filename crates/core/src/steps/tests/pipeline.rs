@@ -2,6 +2,8 @@
 //! outcomes, hostile uploads.
 
 use super::*;
+use crate::ports::SagaJournal;
+use crate::saga::{Effect, EventId, EventKind, Evidence};
 
 #[tokio::test]
 async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
@@ -41,11 +43,28 @@ async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verifie
             "ocr.started",
             "ocr.completed",
             "validation.completed",
-            "run.completed"
+            "run.completed",
+            "event.published"
         ]
     );
-    // Five commits for one document, each one DynamoDB write request in the AWS adapter.
-    assert_eq!(*w.ports.store.commits.lock().unwrap(), 5);
+    // The completion promoted the result in the saga's journal and persisted the event, which
+    // was then published once.
+    let journal = w.ports.store.journal.journal(&input.run_id).await;
+    let journal = journal.unwrap().unwrap();
+    for effect in [Effect::ResultPromoted, Effect::EventPublished] {
+        assert_eq!(
+            journal.entry(effect).evidence,
+            Evidence::Confirmed,
+            "{effect:?}"
+        );
+    }
+    let accepted = EventId::new(&input.run_id, EventKind::Accepted);
+    assert_eq!(
+        w.ports.events.published(EventKind::Accepted),
+        [(accepted, None)]
+    );
+    // Six commits for one document, each one DynamoDB write request in the AWS adapter.
+    assert_eq!(*w.ports.store.commits.lock().unwrap(), 6);
 }
 
 #[tokio::test]

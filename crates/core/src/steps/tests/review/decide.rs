@@ -125,7 +125,8 @@ async fn an_approval_with_a_corrected_total_resumes_the_workflow_once_and_routes
             "validation.completed",
             "review.opened",
             "review.approved",
-            "run.completed"
+            "run.completed",
+            "event.published"
         ]
     );
 }

@@ -128,6 +128,7 @@ fn accepted_id(input: &RunInput) -> EventId {
 mod atomic;
 mod compensate;
 mod edges;
+mod route;
 
 #[tokio::test]
 async fn the_saga_makes_its_effects_in_order_with_evidence_and_the_outbox_delivered() {

@@ -1,0 +1,118 @@
+//! Route runs the saga's first two effects: the completion confirms `result.promoted` and
+//! persists the event in one commit, then the event is published once, also when the
+//! publication failed or its answer was lost and route is retried.
+
+use super::*;
+use crate::ports::Outbox;
+use crate::steps::route;
+
+impl World {
+    /// Route of `input` (auto-approved) again, as the state machine's Retry calls it.
+    async fn route_again(&self, input: &RunInput) -> Result<String, Error> {
+        let report = self
+            .ctx
+            .layout
+            .validation(&input.tenant, &input.document_id, &input.run_id);
+        let routed = route::run(&self.ports, &self.ctx, input, &report, None).await?;
+        Ok(routed.status)
+    }
+
+    /// How many times `action` is in `input`'s document's chain.
+    async fn count(&self, input: &RunInput, action: &str) -> usize {
+        let chain = self.chain_of(&input.document_id).await;
+        chain.iter().filter(|a| a.as_str() == action).count()
+    }
+}
+
+#[tokio::test]
+async fn a_failed_publication_leaves_the_run_completed_and_the_retry_publishes_once() {
+    let w = world();
+    let input = w.ocr_ready().await;
+    *w.ports.events.fail_next.lock().unwrap() = 1;
+
+    let failed = w.run(&input).await.unwrap_err();
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
+    let id = EventId::new(&input.run_id, EventKind::Accepted);
+    let record = w.ports.store.outbox.record(&id).await.unwrap().unwrap();
+
+    assert_eq!(failed.name(), "Transient.Dependency");
+    assert_eq!(
+        run.status,
+        RunStatus::Completed,
+        "committed before publishing"
+    );
+    assert_eq!(
+        record.delivery,
+        Delivery::Persisted,
+        "persisted with the completion"
+    );
+    assert!(w.ports.events.published(EventKind::Accepted).is_empty());
+
+    assert_eq!(w.route_again(&input).await.unwrap(), "completed");
+    assert_eq!(w.route_again(&input).await.unwrap(), "completed");
+
+    assert_eq!(
+        w.ports.events.published(EventKind::Accepted),
+        [(id.clone(), None)]
+    );
+    let record = w.ports.store.outbox.record(&id).await.unwrap().unwrap();
+    assert_eq!(record.delivery, Delivery::ProviderAccepted);
+    assert_eq!(w.count(&input, "run.completed").await, 1);
+    assert_eq!(w.count(&input, "event.published").await, 1);
+}
+
+#[tokio::test]
+async fn a_lost_publication_answer_is_reconciled_by_event_id_and_published_once() {
+    let w = world();
+    let input = w.ocr_ready().await;
+    *w.ports.events.lose_next.lock().unwrap() = 1;
+
+    let failed = w.run(&input).await.unwrap_err();
+    assert_eq!(failed.name(), "Ambiguous.OutcomeUnknown");
+    let journal = w.ports.store.journal.journal(&input.run_id).await;
+    let journal = journal.unwrap().unwrap();
+    assert_eq!(
+        journal.entry(Effect::EventPublished).evidence,
+        Evidence::Uncertain
+    );
+
+    assert_eq!(w.route_again(&input).await.unwrap(), "completed");
+
+    let id = EventId::new(&input.run_id, EventKind::Accepted);
+    assert_eq!(w.ports.events.published(EventKind::Accepted), [(id, None)]);
+    let journal = w.ports.store.journal.journal(&input.run_id).await;
+    let journal = journal.unwrap().unwrap();
+    assert_eq!(
+        journal.entry(Effect::EventPublished).evidence,
+        Evidence::Confirmed
+    );
+    assert_eq!(w.count(&input, "event.published").await, 1);
+}
+
+#[tokio::test]
+async fn a_stale_run_promotes_nothing_and_publishes_nothing() {
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    let old = w.ocr_ready().await;
+    let mut newer_bytes = PNG.to_vec();
+    newer_bytes.push(7);
+    let new = w.input_of(
+        &w.ingest(&w.upload(key, &newer_bytes, "2026-11-30T10:00:01Z"))
+            .await,
+    );
+
+    assert_eq!(w.run(&new).await.unwrap().0, "completed");
+    assert_eq!(w.run(&old).await.unwrap().0, "stale");
+
+    let newer = EventId::new(&new.run_id, EventKind::Accepted);
+    assert_eq!(
+        w.ports.events.published(EventKind::Accepted),
+        [(newer, None)]
+    );
+    let older = EventId::new(&old.run_id, EventKind::Accepted);
+    assert_eq!(w.ports.store.outbox.record(&older).await.unwrap(), None);
+    assert_eq!(
+        w.ports.store.journal.journal(&old.run_id).await.unwrap(),
+        None
+    );
+}
