@@ -83,17 +83,55 @@ async fn settle(stack: &Stack, documents: &[DocumentId], deadline: Duration) -> 
         if pending.is_empty() {
             break;
         }
-        assert!(
-            Instant::now() < until,
-            "{} of {} documents not final after {deadline:?}: {:?}",
-            pending.len(),
-            documents.len(),
-            &pending[..pending.len().min(5)]
-        );
+        if Instant::now() >= until {
+            let mut where_ = Vec::new();
+            for d in &pending[..pending.len().min(5)] {
+                where_.push(whereabouts(stack, d).await);
+            }
+            panic!(
+                "{} of {} documents not final after {deadline:?}:\n{}",
+                pending.len(),
+                documents.len(),
+                where_.join("\n")
+            );
+        }
         eprintln!("settling: {}/{} final", done.len(), documents.len());
         tokio::time::sleep(Duration::from_secs(3)).await;
     }
     done
+}
+
+/// Where a document that is not final stands: each run's status, its execution's status, and
+/// the last state entered and failure of its history.
+async fn whereabouts(stack: &Stack, d: &DocumentId) -> String {
+    let mut out = format!("{d}:");
+    for run in stack.runs(d).await {
+        let run_id = s(&run, "runId");
+        let history = stack.history(&run_id).await;
+        let entered = history
+            .iter()
+            .filter_map(|e| e.state_entered_event_details())
+            .map(|e| e.name().to_string())
+            .next_back();
+        let failed = history
+            .iter()
+            .filter_map(|e| e.task_failed_event_details())
+            .map(|e| e.error().unwrap_or_default().to_string())
+            .next_back();
+        let execution = stack
+            .sfn
+            .describe_execution()
+            .execution_arn(stack.execution_arn(&run_id))
+            .send()
+            .await
+            .map(|o| o.status().as_str().to_string())
+            .unwrap_or_else(|e| format!("{e}"));
+        out += &format!(
+            " run {run_id} {}, execution {execution}, last state {entered:?}, last failure {failed:?};",
+            s(&run, "status")
+        );
+    }
+    out
 }
 
 /// Counts duplicates of every effect of one document; returns the problems found.
