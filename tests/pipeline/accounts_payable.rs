@@ -273,14 +273,16 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
     );
 }
 
-/// A Chaos-API rule that fails every DynamoDB TransactWriteItems, removed when dropped.
+/// A Chaos-API rule that fails every DynamoDB TransactWriteItems, removed when dropped. The
+/// error is a cancellation the SDK does not retry (a throttling error would be absorbed by the
+/// client's own attempts, `docket_aws::DYNAMODB_MAX_ATTEMPTS`), so each delivery sees it.
 struct FailTransactions;
 
 fn fail_transactions_rule() -> serde_json::Value {
     json!([{
         "service": "dynamodb",
         "operation": "TransactWriteItems",
-        "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"},
+        "error": {"statusCode": 400, "code": "TransactionCanceledException"},
         "description": "accounts-payable: a failed commit is redelivered"
     }])
 }
