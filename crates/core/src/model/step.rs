@@ -106,6 +106,23 @@ mod tests {
     }
 
     #[test]
+    fn the_steps_that_end_a_run_by_a_business_outcome_name_it() {
+        let named: Vec<_> = Step::ALL
+            .iter()
+            .map(|s| (s.name(), s.business_outcomes()))
+            .filter(|(_, kinds)| !kinds.is_empty())
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("ocr", &[ErrorKind::OcrFailed][..]),
+                ("validate", &[ErrorKind::DocumentInvalid][..]),
+                ("review", &[ErrorKind::ReviewRejected][..]),
+            ]
+        );
+    }
+
+    #[test]
     fn a_steps_business_outcomes_are_business_errors() {
         for step in Step::ALL {
             for kind in step.business_outcomes() {

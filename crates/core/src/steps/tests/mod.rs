@@ -27,6 +27,9 @@ use crate::Error;
 
 pub(super) const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
 
+/// The inbox key of `World::ocr_ready`'s document (and of its `newer_version`).
+const READY_KEY: &str = "inbox/acme/inv.png";
+
 struct World {
     ports: MemoryPorts,
     ctx: Context,
@@ -82,13 +85,22 @@ impl World {
     /// A run whose OCR is scripted to succeed (a 10.00 invoice), ingested and ready for its OCR
     /// step.
     async fn ocr_ready(&self) -> RunInput {
-        let key = "inbox/acme/inv.png";
+        let key = READY_KEY;
         self.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
         self.input_of(
             &self
                 .ingest(&self.upload(key, PNG, "2026-11-30T10:00:00Z"))
                 .await,
         )
+    }
+
+    /// A second version of `ocr_ready`'s document (other bytes, uploaded a second later),
+    /// ingested: its run, ready for OCR.
+    async fn newer_version(&self) -> RunInput {
+        let mut newer_bytes = PNG.to_vec();
+        newer_bytes.push(7);
+        let event = self.upload(READY_KEY, &newer_bytes, "2026-11-30T10:00:01Z");
+        self.input_of(&self.ingest(&event).await)
     }
 
     async fn ingest(&self, event: &ObjectCreated) -> IngestOutcome {

@@ -135,14 +135,8 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
 #[tokio::test]
 async fn an_older_version_finishing_last_is_stale_and_never_promoted() {
     let w = world();
-    let key = "inbox/acme/inv.png";
     let old = w.ocr_ready().await;
-    let mut newer_bytes = PNG.to_vec();
-    newer_bytes.push(7);
-    let new = w.input_of(
-        &w.ingest(&w.upload(key, &newer_bytes, "2026-11-30T10:00:01Z"))
-            .await,
-    );
+    let new = w.newer_version().await;
 
     let (new_status, _) = w.run(&new).await.unwrap();
     let (old_status, _) = w.run(&old).await.unwrap();

@@ -92,14 +92,8 @@ async fn a_lost_publication_answer_is_reconciled_by_event_id_and_published_once(
 #[tokio::test]
 async fn a_stale_run_promotes_nothing_and_publishes_nothing() {
     let w = world();
-    let key = "inbox/acme/inv.png";
     let old = w.ocr_ready().await;
-    let mut newer_bytes = PNG.to_vec();
-    newer_bytes.push(7);
-    let new = w.input_of(
-        &w.ingest(&w.upload(key, &newer_bytes, "2026-11-30T10:00:01Z"))
-            .await,
-    );
+    let new = w.newer_version().await;
 
     assert_eq!(w.run(&new).await.unwrap().0, "completed");
     assert_eq!(w.run(&old).await.unwrap().0, "stale");
@@ -114,5 +108,36 @@ async fn a_stale_run_promotes_nothing_and_publishes_nothing() {
     assert_eq!(
         w.ports.store.journal.journal(&old.run_id).await.unwrap(),
         None
+    );
+}
+
+#[tokio::test]
+async fn a_newer_versions_promotion_records_the_run_it_replaced() {
+    let w = world();
+    let old = w.ocr_ready().await;
+    assert_eq!(w.run(&old).await.unwrap().0, "completed");
+    let new = w.newer_version().await;
+
+    assert_eq!(w.run(&new).await.unwrap().0, "completed");
+
+    // The journal keeps what a compensation restores: the run that was current before.
+    let journal = w.ports.store.journal.journal(&new.run_id).await;
+    let journal = journal.unwrap().unwrap();
+    let promoted = journal.entry(Effect::ResultPromoted);
+    let previous = promoted.ids.previous.as_ref();
+    let previous = previous.expect("the replaced run is recorded");
+    assert_eq!(previous.run_id, old.run_id);
+    let first = w.ports.store.journal.journal(&old.run_id).await;
+    let first = first.unwrap().unwrap();
+    let first = first.entry(Effect::ResultPromoted);
+    assert_eq!(first.ids.previous, None, "the first version replaced none");
+    let entries = w.entries(&new.document_id).await;
+    let completed = entries
+        .iter()
+        .rfind(|e| e.draft.action == "run.completed")
+        .unwrap();
+    assert_eq!(
+        completed.draft.detail["promoted"]["previousRunId"],
+        old.run_id.as_str()
     );
 }
