@@ -1,8 +1,11 @@
-//! The saga at its edges: the ids each settlement records, an uncertain delivery that did land,
-//! a compensation retried after a transient failure, and a retraction whose answer was lost.
-//! Cases that `make mutants` found unpinned.
+//! The saga at its edges: the ids each settlement records, an uncertain delivery that did land
+//! (voided, or looked up instead of sent again), a relay of an event the bus already accepted, a
+//! promotion claimed apart from its commit, a compensation retried after a transient failure,
+//! and a retraction whose answer was lost. Cases that `make mutants` found unpinned.
 
 use super::*;
+use crate::ports::{Change, DocumentRecord};
+use crate::saga::{EffectIds, Transition};
 
 #[tokio::test]
 async fn a_publication_records_the_bus_entry_id_it_was_given() {
@@ -93,4 +96,102 @@ async fn a_retraction_whose_answer_was_lost_is_found_on_the_bus_and_not_publishe
     // then the retraction was published once
     assert_eq!(ended.end, SagaEnd::Compensated);
     assert_eq!(w.published(EventKind::Retracted).len(), 1);
+}
+
+#[tokio::test]
+async fn a_relay_of_an_event_the_bus_accepted_returns_its_entry_and_publishes_nothing() {
+    // given a completed run: its outbox record holds the bus's entry id
+    let w = world();
+    let (input, result) = w
+        .routed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
+        .await;
+    saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
+    let body = w.event_of(&input, &result, "INV-1").await;
+    let before = w.wire();
+
+    // when the relay is asked again (a sweeper, or a retried step)
+    let (entry, moved) = saga::relay(&w.ports, &body, false).await.unwrap();
+
+    // then it answers the recorded entry without a second PutEvents
+    let journal = w.journal(&input).await;
+    let recorded = journal.entry(Effect::EventPublished).ids.entry_id.clone();
+    assert_eq!(Some(entry), recorded);
+    assert_eq!(moved, None, "the record already shows it");
+    assert_eq!(w.wire(), before);
+}
+
+#[tokio::test]
+async fn an_uncertain_delivery_is_looked_up_by_event_id_before_it_is_sent_again() {
+    // given a delivery whose call failed, while the message still reached the consumer
+    let w = world();
+    let (input, result) = w
+        .failing(&w.ports.downstream.fail_deliveries, "Transient.Dependency")
+        .await;
+    let body = w.event_of(&input, &result, "INV-1").await;
+    let receipt = w.ports.downstream.deliver(&body).await.unwrap();
+    let (_, delivered, _, _) = w.wire();
+
+    // when the saga is retried
+    let ran = saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
+
+    // then the receipt the look-up found is recorded, and nothing was delivered again
+    assert_eq!(ran.status, "completed");
+    assert_eq!(w.wire().1, delivered, "a second delivery was sent");
+    let journal = w.journal(&input).await;
+    let recorded = journal.entry(Effect::DownstreamRecorded);
+    assert_eq!(recorded.ids.receipt_id.as_ref(), Some(&receipt));
+}
+
+/// A journal that claimed `result.promoted` apart from the promotion (as journals did before
+/// promotions were committed with their entry), for `input`.
+async fn claimed_apart(w: &World, input: &RunInput) {
+    let claim = Transition::Claim(Effect::ResultPromoted, EffectIds::default());
+    saga::update(&w.ports.store.journal, &input.run_id, &claim)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_promotion_claimed_apart_that_did_not_land_is_made_on_the_retry() {
+    let w = world();
+    let (input, result) = w
+        .routed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
+        .await;
+    claimed_apart(&w, &input).await;
+
+    let ran = saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
+
+    assert_eq!(ran.status, "completed");
+    assert_eq!(w.current(&input).await, Some(input.run_id.to_string()));
+}
+
+#[tokio::test]
+async fn a_promotion_claimed_apart_that_did_land_is_settled_without_a_second_entry() {
+    let w = world();
+    let (input, result) = w
+        .routed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
+        .await;
+    claimed_apart(&w, &input).await;
+    let promoted = Change::Promote(DocumentRecord {
+        document_id: input.document_id.clone(),
+        tenant: input.tenant.clone(),
+        current_run_id: input.run_id.clone(),
+        source_order: input.source_order.clone(),
+    });
+    w.ports.store.commit(vec![promoted]).await.unwrap().unwrap();
+
+    let ran = saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
+
+    assert_eq!(ran.status, "completed");
+    let journal = w.journal(&input).await;
+    assert_eq!(
+        journal.entry(Effect::ResultPromoted).evidence,
+        Evidence::Confirmed
+    );
+    let chain = w.saga_chain(&input).await;
+    let promotions = chain.iter().filter(|a| *a == "result.promoted").count();
+    assert_eq!(
+        promotions, 0,
+        "settled by the look-up, not promoted again: {chain:?}"
+    );
 }
