@@ -151,6 +151,17 @@ async fn claimed_apart(w: &World, input: &RunInput) {
         .unwrap();
 }
 
+/// The promotion of `input` committed on its own, as it was before promotions were journaled.
+async fn promote_apart(w: &World, input: &RunInput) {
+    let promoted = Change::Promote(DocumentRecord {
+        document_id: input.document_id.clone(),
+        tenant: input.tenant.clone(),
+        current_run_id: input.run_id.clone(),
+        source_order: input.source_order.clone(),
+    });
+    w.ports.store.commit(vec![promoted]).await.unwrap().unwrap();
+}
+
 #[tokio::test]
 async fn a_promotion_claimed_apart_that_did_not_land_is_made_on_the_retry() {
     let w = world();
@@ -172,13 +183,7 @@ async fn a_promotion_claimed_apart_that_did_land_is_settled_without_a_second_ent
         .routed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
         .await;
     claimed_apart(&w, &input).await;
-    let promoted = Change::Promote(DocumentRecord {
-        document_id: input.document_id.clone(),
-        tenant: input.tenant.clone(),
-        current_run_id: input.run_id.clone(),
-        source_order: input.source_order.clone(),
-    });
-    w.ports.store.commit(vec![promoted]).await.unwrap().unwrap();
+    promote_apart(&w, &input).await;
 
     let ran = saga::run(&w.ports, &w.ctx, &input, &result).await.unwrap();
 
@@ -193,5 +198,39 @@ async fn a_promotion_claimed_apart_that_did_land_is_settled_without_a_second_ent
     assert_eq!(
         promotions, 0,
         "settled by the look-up, not promoted again: {chain:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_withdrawn_promotion_whose_claim_is_uncertain_is_looked_up_and_undone_if_it_landed() {
+    // given two runs whose promotions were claimed apart; only the first one's landed
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    let (landed, _) = w.routed(key, "2026-11-30T10:00:00Z", "INV-1").await;
+    let (missing, _) = w
+        .routed("inbox/acme/other.png", "2026-11-30T10:00:00Z", "INV-2")
+        .await;
+    claimed_apart(&w, &landed).await;
+    claimed_apart(&w, &missing).await;
+    promote_apart(&w, &landed).await;
+
+    // when both are withdrawn
+    w.compensate(&landed, "withdrawn").await.unwrap();
+    w.compensate(&missing, "withdrawn").await.unwrap();
+
+    // then the look-up found the first promotion and undid it, and not the second
+    let entry = |j: &Journal| j.entry(Effect::ResultPromoted).compensation;
+    assert_eq!(
+        entry(&w.journal(&landed).await),
+        CompensationStatus::Committed
+    );
+    assert_eq!(
+        w.current(&landed).await,
+        None,
+        "the withdrawn result is not current"
+    );
+    assert_eq!(
+        entry(&w.journal(&missing).await),
+        CompensationStatus::NotRequired
     );
 }
