@@ -5,7 +5,19 @@
 
 use super::*;
 use crate::ports::{Change, DocumentRecord};
-use crate::saga::{EffectIds, Transition};
+use crate::saga::{EffectIds, ReceiptId, Transition};
+
+impl World {
+    /// A run whose delivery call failed (its evidence uncertain) while the message still reached
+    /// the consumer: the run, its result and the receipt the consumer holds.
+    async fn delivery_that_landed_unseen(&self) -> (RunInput, ObjectRef, ReceiptId) {
+        let knob = &self.ports.downstream.fail_deliveries;
+        let (input, result) = self.failing(knob, "Transient.Dependency").await;
+        let body = self.event_of(&input, &result, "INV-1").await;
+        let receipt = self.ports.downstream.deliver(&body).await.unwrap();
+        (input, result, receipt)
+    }
+}
 
 #[tokio::test]
 async fn a_publication_records_the_bus_entry_id_it_was_given() {
@@ -32,11 +44,7 @@ async fn a_publication_records_the_bus_entry_id_it_was_given() {
 async fn an_uncertain_delivery_that_did_land_is_voided_by_the_receipt_the_look_up_found() {
     // given a delivery whose call failed, while the message still reached the consumer later
     let w = world();
-    let (input, result) = w
-        .failing(&w.ports.downstream.fail_deliveries, "Transient.Dependency")
-        .await;
-    let body = w.event_of(&input, &result, "INV-1").await;
-    let receipt = w.ports.downstream.deliver(&body).await.unwrap();
+    let (input, _, receipt) = w.delivery_that_landed_unseen().await;
 
     // when the run is compensated
     let ended = w.compensate(&input, "withdrawn").await.unwrap();
@@ -124,11 +132,7 @@ async fn a_relay_of_an_event_the_bus_accepted_returns_its_entry_and_publishes_no
 async fn an_uncertain_delivery_is_looked_up_by_event_id_before_it_is_sent_again() {
     // given a delivery whose call failed, while the message still reached the consumer
     let w = world();
-    let (input, result) = w
-        .failing(&w.ports.downstream.fail_deliveries, "Transient.Dependency")
-        .await;
-    let body = w.event_of(&input, &result, "INV-1").await;
-    let receipt = w.ports.downstream.deliver(&body).await.unwrap();
+    let (input, result, receipt) = w.delivery_that_landed_unseen().await;
     let (_, delivered, _, _) = w.wire();
 
     // when the saga is retried
