@@ -4,7 +4,9 @@ use std::time::{Duration, Instant};
 
 use docket_core::ids::{DocumentId, RunId};
 use docket_core::saga::{EventId, EventKind};
+use docket_e2e::reviewers::{docket, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use serde_json::Value;
 
 /// Runs one upload to its result and checks that the result, the run record, the execution
 /// history and the audit trail agree.
@@ -90,6 +92,39 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
     }
     assert_eq!(stack.event_puts("document.recorded", &event).await, 1);
     assert_eq!(stack.event_puts("document.refused", &event).await, 0);
+
+    // `docket show` prints the run's saga journal: the two effects route made, confirmed with
+    // their ids; the downstream receipt is not yet waited for.
+    let operator = Session { env: Vec::new() };
+    let shown = docket(&operator, &["show", document.as_str()]).await;
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let saga = &shown["runs"][0]["saga"];
+    let evidence: Vec<_> = saga["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no journal shown: {shown}"))
+        .iter()
+        .map(|e| {
+            (
+                e["effect"].as_str().unwrap(),
+                e["evidence"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        evidence,
+        [
+            ("result.promoted", "confirmed"),
+            ("event.published", "confirmed"),
+            ("downstream.recorded", "not-attempted")
+        ]
+    );
+    assert_eq!(saga["entries"][1]["ids"]["eventId"], event.as_str());
+    assert!(saga["entries"][1]["ids"]["entryId"].is_string(), "{saga}");
     document
 }
 

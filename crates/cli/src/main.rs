@@ -44,7 +44,7 @@ enum Command {
     Upload(upload::Args),
     /// Wait until documents' runs have finished, showing progress.
     Wait(wait::Args),
-    /// Show a document: its runs and current result.
+    /// Show a document: its runs, each with its saga journal, and its current result.
     Show(show::Args),
     /// Read and verify audit chains.
     #[command(subcommand)]

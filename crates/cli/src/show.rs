@@ -1,8 +1,10 @@
-//! `docket show`: a document's runs and current result.
+//! `docket show`: a document's runs, each with its saga journal (every effect's evidence, ids
+//! and compensation), and the current result.
 
 use docket_core::ids::DocumentId;
 use docket_core::model::run::ObjectRef;
-use docket_core::ports::{BlobStore, Store};
+use docket_core::ports::{BlobStore, SagaJournal, Store};
+use docket_core::saga::Journal;
 use serde_json::{json, Value};
 
 use crate::stack::{print, Stack};
@@ -32,18 +34,26 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
         Some(ptr) => Some(serde_json::from_slice(&stack.blobs.get(&ptr).await?)?),
         None => None,
     };
+    let mut journals = Vec::with_capacity(runs.len());
+    for r in &runs {
+        journals.push(match &stack.journal {
+            Some(journal) => journal.journal(&r.run_id).await?,
+            None => None,
+        });
+    }
     let value = json!({
         "documentId": document,
         "currentRunId": current.as_ref().map(|c| c.current_run_id.to_string()),
-        "runs": runs.iter().map(|r| json!({
+        "runs": runs.iter().zip(&journals).map(|(r, journal)| json!({
             "runId": r.run_id, "status": r.status.as_str(), "versionId": r.source.version_id,
             "key": r.raw.key, "createdAt": r.created_at, "error": r.error, "outputs": r.outputs,
+            "saga": journal,
         })).collect::<Vec<_>>(),
         "result": result,
     });
     print(output, &value, || {
         let mut out = format!("document {document}\n");
-        for r in &runs {
+        for (r, journal) in runs.iter().zip(&journals) {
             let mark = if current
                 .as_ref()
                 .is_some_and(|c| c.current_run_id == r.run_id)
@@ -59,6 +69,9 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
                 r.raw.key,
                 r.error.as_deref().unwrap_or("")
             ));
+            if let Some(journal) = journal {
+                out.push_str(&saga_line(journal));
+            }
         }
         if let Some(fields) = result.as_ref().and_then(|r| r["fields"].as_object()) {
             out.push_str("   result:\n");
@@ -73,4 +86,79 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
         out.trim_end().to_string()
     });
     Ok(())
+}
+
+/// One line of a run's saga: each effect with its evidence (and compensation, once one began),
+/// then the end the compensation reached.
+fn saga_line(journal: &Journal) -> String {
+    let effects: Vec<String> = journal
+        .entries
+        .iter()
+        .map(|e| match journal.compensation_reason {
+            Some(_) => format!(
+                "{} {} (compensation {})",
+                e.effect.name(),
+                e.evidence.name(),
+                e.compensation.name()
+            ),
+            None => format!("{} {}", e.effect.name(), e.evidence.name()),
+        })
+        .collect();
+    let end = journal
+        .end
+        .map(|end| format!(" · ended {}", end.name()))
+        .unwrap_or_default();
+    format!("       saga: {}{end}\n", effects.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+    use docket_core::saga::{Effect, EffectIds, Outcome, Transition};
+
+    fn run() -> RunId {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let source = SourceVersion {
+            version_id: "v1".into(),
+            sha256: "ab".repeat(32),
+        };
+        RunId::new(&doc, &source, "pconfig", 0)
+    }
+
+    #[test]
+    fn a_saga_line_names_each_effect_with_its_evidence_in_order() {
+        let promoted = [
+            Transition::Claim(Effect::ResultPromoted, EffectIds::default()),
+            Transition::Settle(
+                Effect::ResultPromoted,
+                Outcome::Happened(EffectIds::default()),
+            ),
+        ];
+        let journal = Journal::new(&run()).next_all(&promoted).unwrap().unwrap();
+
+        assert_eq!(
+            saga_line(&journal),
+            "       saga: result.promoted confirmed · event.published not-attempted · \
+             downstream.recorded not-attempted\n"
+        );
+    }
+
+    #[test]
+    fn a_saga_line_shows_compensations_once_one_began_and_the_end() {
+        let steps = [
+            Transition::Claim(Effect::ResultPromoted, EffectIds::default()),
+            Transition::Settle(Effect::ResultPromoted, Outcome::DidNotHappen),
+            Transition::BeginCompensation("route failed".into()),
+            Transition::Finish,
+        ];
+        let journal = Journal::new(&run()).next_all(&steps).unwrap().unwrap();
+
+        let line = saga_line(&journal);
+        assert!(
+            line.contains("result.promoted not-attempted (compensation not-required)"),
+            "{line}"
+        );
+        assert!(line.ends_with(" · ended not-required\n"), "{line}");
+    }
 }

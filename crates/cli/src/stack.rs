@@ -7,12 +7,15 @@ use anyhow::Context;
 use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::ledger::DynamoLedger;
 use docket_aws::s3::S3Blobs;
+use docket_aws::saga::DynamoJournal;
 
 pub struct Stack {
     pub outputs: BTreeMap<String, String>,
     pub blobs: S3Blobs,
     pub store: DynamoStore,
     pub ledger: DynamoLedger,
+    /// The saga journal (`None` for a stack deployed before it had one).
+    pub journal: Option<DynamoJournal>,
 }
 
 impl Stack {
@@ -40,9 +43,13 @@ impl Stack {
             ledger: get("LedgerTable")?,
         };
         let store = DynamoStore::new(&sdk, tables.clone());
+        let journal = outputs
+            .get("SagaJournalTable")
+            .map(|table| DynamoJournal::new(store.client().clone(), table));
         Ok(Stack {
             blobs: S3Blobs::new(&sdk),
             ledger: DynamoLedger::new(store.client().clone(), &tables.ledger),
+            journal,
             store,
             outputs,
         })
