@@ -1,6 +1,7 @@
 //! The saga at its edges: the ids each settlement records, an uncertain delivery that did land
 //! (voided, or looked up instead of sent again), a relay of an event the bus already accepted, a
-//! promotion claimed apart from its commit, a compensation retried after a transient failure,
+//! promotion claimed apart from its commit, a withdrawn middle version under a newer one, a
+//! compensation retried after a transient failure,
 //! and a retraction whose answer was lost. Cases that `make mutants` found unpinned.
 
 use super::*;
@@ -237,4 +238,30 @@ async fn a_withdrawn_promotion_whose_claim_is_uncertain_is_looked_up_and_undone_
         entry(&w.journal(&missing).await),
         CompensationStatus::NotRequired
     );
+}
+
+#[tokio::test]
+async fn a_withdrawn_middle_version_restores_nothing_while_a_newer_one_is_current() {
+    // given three versions of one document, each completed: the third is current
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    let first = w.completed(key, "2026-11-30T10:00:00Z", "INV-1").await;
+    let middle = w.completed(key, "2026-11-30T10:01:00Z", "INV-1").await;
+    let newest = w.completed(key, "2026-11-30T10:02:00Z", "INV-1").await;
+    let recorded = w.journal(&middle).await;
+    let previous = recorded.entry(Effect::ResultPromoted).ids.previous.clone();
+    assert_eq!(previous.map(|p| p.run_id), Some(first.run_id.clone()));
+
+    // when the middle one is withdrawn
+    let ended = w.compensate(&middle, "withdrawn").await.unwrap();
+
+    // then its restore of the first is refused by the store, read back as not required: the
+    // newest result stays current
+    assert_eq!(ended.end, SagaEnd::Compensated);
+    let journal = w.journal(&middle).await;
+    assert_eq!(
+        journal.entry(Effect::ResultPromoted).compensation,
+        CompensationStatus::NotRequired
+    );
+    assert_eq!(w.current(&middle).await, Some(newest.run_id.to_string()));
 }
