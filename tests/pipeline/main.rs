@@ -12,5 +12,6 @@ mod happy;
 mod hostile;
 mod infra;
 mod lost_ack;
+mod obligations;
 mod privacy;
 mod review;

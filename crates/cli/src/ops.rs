@@ -1,13 +1,15 @@
 //! `docket ops unresolved`: every case that needs a person, with its owner and next action —
 //! runs that ended `unresolved` joined with their ledger operations, ledger operations that are
-//! unresolved on their own, and runs whose review was `escalated` (no decision in time).
+//! unresolved on their own, runs whose review was `escalated` (no decision in time), and saga
+//! compensations that failed for good (`failed-manual-review`, from the journal's index).
 
 use std::collections::BTreeMap;
 
 use docket_core::ids::OperationId;
 use docket_core::ledger::OperationRecord;
 use docket_core::model::step::Step;
-use docket_core::ports::{Ledger, RunRecord, RunStatus};
+use docket_core::ports::{Ledger, RunRecord, RunStatus, SagaJournal};
+use docket_core::saga::{CompensationStatus, Journal};
 use serde_json::{json, Value};
 
 use crate::stack::{print, Stack};
@@ -15,7 +17,8 @@ use crate::Output;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// List unresolved operations and runs, with owner and next action (exit 0 even if some).
+    /// List unresolved operations and runs and failed compensations, with owner and next action
+    /// (exit 0 even if some).
     Unresolved,
 }
 
@@ -47,6 +50,34 @@ fn run_case(run: &RunRecord, owner: Option<&str>, operations: Value) -> Value {
         "owner": owner,
         "operations": operations,
     })
+}
+
+/// A case per compensation of `journal` that failed for good: its owner, the effect's recorded
+/// ids (what to undo by hand) and the error of the last attempt.
+fn failed_compensations(journal: &Journal) -> Vec<Value> {
+    journal
+        .entries
+        .iter()
+        .filter(|e| e.compensation == CompensationStatus::FailedManualReview)
+        .map(|e| {
+            json!({
+                "runId": journal.run_id,
+                "documentId": journal.document_id,
+                "owner": e.owner,
+                "operations": [{
+                    "effect": e.effect.name(),
+                    "status": e.compensation.name(),
+                    "error": e.last_error,
+                    "attempts": e.attempts,
+                    "ids": e.ids,
+                    "nextAction": format!(
+                        "undo {} by hand with its recorded ids, then record the decision",
+                        e.effect.name()
+                    ),
+                }],
+            })
+        })
+        .collect()
 }
 
 async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
@@ -81,6 +112,11 @@ async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
         }]);
         cases.push(run_case(&run, Some(owner.as_str()), operations));
     }
+    if let Some(journal) = &stack.journal {
+        for failed in journal.failed().await? {
+            cases.extend(failed_compensations(&failed));
+        }
+    }
     // Unresolved operations whose run did not end unresolved (or has no record).
     for rec in operations.values() {
         cases.push(json!({
@@ -112,4 +148,34 @@ async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
         lines.join("\n")
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docket_core::error::ErrorKind;
+    use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+    use docket_core::memory::failed_compensation;
+
+    #[test]
+    fn a_compensation_failed_for_good_is_a_case_with_its_owner_ids_and_error() {
+        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
+        let source = SourceVersion {
+            version_id: "v1".into(),
+            sha256: "ab".repeat(32),
+        };
+        let run = RunId::new(&doc, &source, "pconfig", 0);
+        let journal = failed_compensation(&run, "entry-1", "docket-operations");
+
+        let cases = failed_compensations(&journal);
+
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        assert_eq!(cases[0]["owner"], "docket-operations");
+        assert_eq!(cases[0]["runId"], run.as_str());
+        let op = &cases[0]["operations"][0];
+        assert_eq!(op["effect"], "event.published");
+        assert_eq!(op["status"], "failed-manual-review");
+        assert_eq!(op["error"], ErrorKind::Internal.name());
+        assert_eq!(op["ids"]["entryId"], "entry-1");
+    }
 }

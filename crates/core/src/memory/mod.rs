@@ -16,7 +16,7 @@ pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
 pub use payable::{accepted_event, MemoryPayable};
 pub use review::MemoryReviewStore;
-pub use saga::{MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
+pub use saga::{failed_compensation, MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
 pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 

@@ -201,3 +201,30 @@ impl Downstream for MemorySink {
         self.book.lock().unwrap().void(receipt, reason)
     }
 }
+
+/// The journal of `run` whose retraction of its published event (bus entry `entry_id`) failed
+/// for good with `Fatal.Internal`, owned by `owner`: an open obligation, as the operator's
+/// listing tests store it.
+pub fn failed_compensation(run: &RunId, entry_id: &str, owner: &str) -> Journal {
+    use crate::error::ErrorKind;
+    use crate::saga::{Effect, EffectIds, Outcome, Transition};
+    let ids = EffectIds {
+        entry_id: Some(entry_id.into()),
+        ..EffectIds::default()
+    };
+    Journal::new(run)
+        .next_all(&[
+            Transition::Claim(Effect::EventPublished, ids.clone()),
+            Transition::Settle(Effect::EventPublished, Outcome::Happened(ids)),
+            Transition::BeginCompensation("withdrawn".into()),
+            Transition::Attempt(Effect::EventPublished, 0),
+            Transition::Failed {
+                effect: Effect::EventPublished,
+                error: ErrorKind::Internal,
+                max_attempts: 3,
+                owner: owner.into(),
+            },
+        ])
+        .expect("a valid sequence")
+        .expect("it changes the journal")
+}
