@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::KeyType;
 use aws_sdk_dynamodb::Client;
 use docket_aws::ledger::DynamoLedger;
 use docket_core::error::ErrorKind;
-use docket_core::ids::{DocumentId, OperationId, RunId, SourceVersion, Tenant};
+use docket_core::ids::{OperationId, Tenant};
 use docket_core::ledger::{Claimed, LeaseRules, LedgerStatus};
 use docket_core::ports::Ledger;
 use docket_core::{Error, Family};
@@ -74,12 +74,9 @@ async fn fixture() -> Fixture {
 }
 
 fn op() -> OperationId {
-    let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), &util::unique("invoice"));
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    OperationId::new(&RunId::new(&doc, &source, "pconfig", 0), "ocr", None)
+    let tenant = Tenant::parse("acme").unwrap();
+    let run = docket_core::memory::test_run(&tenant, &util::unique("invoice"), "v1");
+    OperationId::new(&run, "ocr", None)
 }
 
 fn fence_of(claimed: &Claimed) -> u64 {

@@ -3,8 +3,8 @@
 //! (through the table's obligation index) with its owner, and a settled journal is not.
 
 use docket_aws::saga::DynamoJournal;
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
-use docket_core::memory::failed_compensation;
+use docket_core::ids::{RunId, Tenant};
+use docket_core::memory::{failed_compensation, test_run};
 use docket_core::ports::SagaJournal;
 use docket_core::saga::Journal;
 use docket_e2e::reviewers::{docket, Session};
@@ -13,12 +13,11 @@ use docket_e2e::util;
 
 fn a_run() -> RunId {
     let tenant = Tenant::parse(&tenant()).unwrap();
-    let document = DocumentId::new(&tenant, &format!("{}.pdf", util::unique("obligation")));
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    RunId::new(&document, &source, "pconfig", 0)
+    test_run(
+        &tenant,
+        &format!("{}.pdf", util::unique("obligation")),
+        "v1",
+    )
 }
 
 #[tokio::test]

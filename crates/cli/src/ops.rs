@@ -154,17 +154,12 @@ async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use docket_core::error::ErrorKind;
-    use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+    use docket_core::ids::Tenant;
     use docket_core::memory::failed_compensation;
 
     #[test]
     fn a_compensation_failed_for_good_is_a_case_with_its_owner_ids_and_error() {
-        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
-        let source = SourceVersion {
-            version_id: "v1".into(),
-            sha256: "ab".repeat(32),
-        };
-        let run = RunId::new(&doc, &source, "pconfig", 0);
+        let run = docket_core::memory::test_run(&Tenant::parse("acme").unwrap(), "a.pdf", "v1");
         let journal = failed_compensation(&run, "entry-1", "docket-operations");
 
         let cases = failed_compensations(&journal);

@@ -114,16 +114,11 @@ fn saga_line(journal: &Journal) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+    use docket_core::ids::{RunId, Tenant};
     use docket_core::saga::{Effect, EffectIds, Outcome, Transition};
 
     fn run() -> RunId {
-        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
-        let source = SourceVersion {
-            version_id: "v1".into(),
-            sha256: "ab".repeat(32),
-        };
-        RunId::new(&doc, &source, "pconfig", 0)
+        docket_core::memory::test_run(&Tenant::parse("acme").unwrap(), "a.pdf", "v1")
     }
 
     #[test]

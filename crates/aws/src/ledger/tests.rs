@@ -2,7 +2,7 @@
 //! the request before it is sent.
 
 use docket_core::error::ErrorKind;
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::ids::Tenant;
 
 use super::*;
 use crate::capture::{captured_client, Capture};
@@ -13,12 +13,8 @@ fn ledger() -> (DynamoLedger, Capture) {
 }
 
 fn op() -> OperationId {
-    let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    OperationId::new(&RunId::new(&doc, &source, "pc", 0), "ocr", None)
+    let run = docket_core::memory::test_run(&Tenant::parse("acme").unwrap(), "a.pdf", "v1");
+    OperationId::new(&run, "ocr", None)
 }
 
 const RULES: LeaseRules = LeaseRules {

@@ -1,7 +1,7 @@
 //! The saga's writes as they go on the wire: the conditions each carries, in the store's one
 //! `TransactWriteItems` and in the adapters' own requests.
 
-use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use docket_core::ids::{RunId, Tenant};
 use docket_core::ports::{Change, Outbox, SagaJournal, Store};
 use docket_core::saga::{
     Advance, Delivery, Effect, EffectIds, EventBody, EventId, EventKind, Journal, OutboxRecord,
@@ -14,12 +14,7 @@ use crate::capture::{captured_client, Capture};
 use crate::dynamodb::{DynamoStore, Tables};
 
 fn run() -> RunId {
-    let document = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    RunId::new(&document, &source, "cfg", 0)
+    docket_core::memory::test_run(&Tenant::parse("acme").unwrap(), "a.pdf", "v1")
 }
 
 fn journal(version: u64) -> Journal {

@@ -21,6 +21,7 @@ pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 
 use crate::config::PipelineConfig;
+use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::ports::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
     HasReviews, HasStore, HasWorkflow,
@@ -125,6 +126,17 @@ impl HasDownstream for MemoryPorts {
     fn downstream(&self) -> &MemorySink {
         &self.downstream
     }
+}
+
+/// Run `version` of `tenant`'s `logical_key` (the file's hash fixed, the config `pconfig`,
+/// generation 0), as tests name a run.
+pub fn test_run(tenant: &Tenant, logical_key: &str, version: &str) -> RunId {
+    let document = DocumentId::new(tenant, logical_key);
+    let source = SourceVersion {
+        version_id: version.into(),
+        sha256: "ab".repeat(32),
+    };
+    RunId::new(&document, &source, "pconfig", 0)
 }
 
 /// The context the tests hand the steps: buckets named `raw`, `normalized` and `derived`, the

@@ -82,16 +82,11 @@ impl fmt::Display for Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{DocumentId, SourceVersion, Tenant};
+    use crate::ids::Tenant;
 
     #[test]
     fn a_steps_operation_is_the_operation_id_of_its_name() {
-        let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "a.pdf");
-        let source = SourceVersion {
-            version_id: "v1".into(),
-            sha256: "ab".repeat(32),
-        };
-        let run = RunId::new(&doc, &source, "pconfig", 0);
+        let run = crate::memory::test_run(&Tenant::parse("acme").unwrap(), "a.pdf", "v1");
         let names: Vec<_> = Step::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(
             names,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
+use crate::ids::Tenant;
 use crate::memory::MemoryLedger;
 use crate::ports::Ledger;
 
@@ -17,12 +17,8 @@ const RULES: LeaseRules = LeaseRules {
 const T0: i64 = 1_700_000_000;
 
 fn op(step: &str) -> OperationId {
-    let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "invoice.pdf");
-    let source = SourceVersion {
-        version_id: "v1".into(),
-        sha256: "ab".repeat(32),
-    };
-    OperationId::new(&RunId::new(&doc, &source, "pconfig", 0), step, None)
+    let run = crate::memory::test_run(&Tenant::parse("acme").unwrap(), "invoice.pdf", "v1");
+    OperationId::new(&run, step, None)
 }
 
 fn fence_of(claimed: &Claimed) -> u64 {

@@ -12,12 +12,7 @@ use crate::model::run::{ObjectRef, RunInput};
 use crate::Error;
 
 fn run_of(version: &str) -> RunId {
-    let doc = DocumentId::new(&Tenant::parse("acme").unwrap(), "inv.png");
-    let source = SourceVersion {
-        version_id: version.into(),
-        sha256: "ab".repeat(32),
-    };
-    RunId::new(&doc, &source, "pconfig", 0)
+    crate::memory::test_run(&Tenant::parse("acme").unwrap(), "inv.png", version)
 }
 
 fn input_of(logical_key: &str, version: &str, order: &str) -> RunInput {
