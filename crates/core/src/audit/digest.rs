@@ -193,18 +193,21 @@ impl DigestMismatch {
 }
 
 /// Compares `entries` (one document's chain in seq order, as stored) with the heads that
-/// `digests` signed for `document_id`. A document no digest names yet passes (its entries are
-/// newer than the latest digest).
+/// `digests` (newest first, as listed) signed for `document_id`. A document no digest names yet
+/// passes (its entries are newer than the latest digest).
+///
+/// The heads are read in the order they were signed: a digest signed after a rewrite matches
+/// the rewritten chain and vouches for nothing the rewrite changed, so only the matching heads
+/// signed before the oldest mismatching one narrow the range.
 pub fn check_chain(
     document_id: &str,
     entries: &[AuditEntry],
     digests: &[Digest],
 ) -> Result<(), DigestMismatch> {
-    let mut heads: Vec<(&Checkpoint, &str)> = digests
+    let heads = digests
         .iter()
-        .filter_map(|d| d.chains.get(document_id).map(|h| (h, d.time.as_str())))
-        .collect();
-    heads.sort_by_key(|(h, _)| h.seq);
+        .rev()
+        .filter_map(|d| d.chains.get(document_id).map(|h| (h, d.time.as_str())));
     let mut newest_good = 0;
     for (head, time) in heads {
         let at = (head.seq as usize).checked_sub(1);
@@ -216,13 +219,20 @@ pub fn check_chain(
             });
         };
         if entry.seq != head.seq || entry.hash != head.hash {
+            // An older head at or past this one matched: the chain was put back after this
+            // digest, and nothing narrows where.
+            let from = if newest_good < head.seq {
+                newest_good + 1
+            } else {
+                1
+            };
             return Err(DigestMismatch::Rewritten {
-                from: newest_good + 1,
+                from,
                 to: head.seq,
                 time: time.into(),
             });
         }
-        newest_good = head.seq;
+        newest_good = newest_good.max(head.seq);
     }
     Ok(())
 }

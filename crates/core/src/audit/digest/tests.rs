@@ -98,6 +98,44 @@ fn older_digests_narrow_the_rewrite_down_to_the_entry() {
 }
 
 #[test]
+fn a_digest_signed_after_the_rewrite_narrows_nothing() {
+    // given a digest of the chain, a rewrite at entry 2, and a later digest of the rewritten
+    // chain's same head
+    let mut entries = chain(5);
+    let before = digest_of(&entries[..1], None, 0);
+    let original = digest_of(&entries, Some(&before), 15);
+    rewrite(&mut entries, 2);
+    let after = digest_of(&entries, Some(&original), 30);
+
+    let err = check_chain(&doc().to_string(), &entries, &[after, original, before]);
+
+    // then the original head is the mismatch, and only the digest before it narrows the range
+    assert_eq!(
+        err,
+        Err(DigestMismatch::Rewritten {
+            from: 2,
+            to: 5,
+            time: "2026-11-30T23:15:00.000Z".into()
+        })
+    );
+}
+
+#[test]
+fn a_chain_put_back_after_a_digest_is_named_without_a_range() {
+    // given a digest of the chain, a rewrite, a digest of the rewritten chain, and the
+    // original chain put back
+    let original = chain(5);
+    let mut rewritten = original.clone();
+    let first = digest_of(&original, None, 0);
+    rewrite(&mut rewritten, 3);
+    let second = digest_of(&rewritten, Some(&first), 15);
+
+    let err = check_chain(&doc().to_string(), &original, &[second, first]).unwrap_err();
+
+    assert_eq!((err.seq(), err.to_string().contains("1..=5")), (1, true));
+}
+
+#[test]
 fn a_chain_cut_below_a_signed_head_is_a_truncation() {
     let entries = chain(4);
     let d = digest_of(&entries, None, 0);
