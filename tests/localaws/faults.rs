@@ -476,6 +476,10 @@ async fn audit_tables(config: &SdkConfig) -> (Tables, Vec<Resource>) {
 /// A store whose client makes one attempt per call (so the caller sees what the wire did) and
 /// whose first TransactWriteItems loses its answer to a connection broken after sending.
 async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (DynamoStore, Faults) {
+    let one = config
+        .to_builder()
+        .retry_config(RetryConfig::standard().with_max_attempts(1))
+        .build();
     let faults = Faults::builder()
         .rule(
             Rule::lose_response("dynamodb", "TransactWriteItems")
@@ -483,11 +487,10 @@ async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (Dy
                 .nth(1),
         )
         .build();
-    let builder = aws_sdk_dynamodb::config::Builder::from(config)
-        .retry_config(RetryConfig::standard().with_max_attempts(1));
-    let client =
-        aws_sdk_dynamodb::Client::from_conf(docket_aws::with_faults(builder, &faults).build());
-    (DynamoStore::from_client(client, tables.clone()), faults)
+    (
+        DynamoStore::with_faults(&one, tables.clone(), &faults),
+        faults,
+    )
 }
 
 fn context() -> Context {

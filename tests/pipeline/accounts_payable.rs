@@ -274,8 +274,8 @@ async fn a_newer_version_amends_an_older_is_stale_and_a_retraction_voids_once() 
 }
 
 /// A Chaos-API rule that fails every DynamoDB TransactWriteItems, removed when dropped. The
-/// error is a cancellation the SDK does not retry (a throttling error would be absorbed by the
-/// client's own attempts, `docket_aws::DYNAMODB_MAX_ATTEMPTS`), so each delivery sees it.
+/// error is a cancellation the SDK does not retry (a throttling error may be absorbed by the
+/// client's own attempts), so each delivery sees it.
 struct FailTransactions;
 
 fn fail_transactions_rule() -> serde_json::Value {

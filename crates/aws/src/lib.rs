@@ -70,25 +70,12 @@ pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
     builder.install_faults(faults)
 }
 
-/// How many times a DynamoDB request is sent before its error reaches the step (the SDK's
-/// standard mode, with full-jitter backoff up to [`DYNAMODB_MAX_BACKOFF`]). DynamoDB throttles
-/// in bursts; absorbing them here is cheap, while an error that escapes costs a whole step's
-/// retry or, for ingest, an asynchronous retry a minute later. At most 7 s of waiting (1 + 2 +
-/// 2 + 2, full jitter: about half that on average), inside the shortest function timeout (10 s).
-pub const DYNAMODB_MAX_ATTEMPTS: u32 = 5;
-
-/// The longest wait between two DynamoDB attempts.
-pub const DYNAMODB_MAX_BACKOFF: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// A DynamoDB client on `config` with `faults` injected (none outside tests and local runs)
-/// and the retries of [`DYNAMODB_MAX_ATTEMPTS`], as every DynamoDB adapter builds it.
+/// A DynamoDB client on `config` with `faults` injected (none outside tests and local runs),
+/// as every DynamoDB adapter builds it.
 pub(crate) fn dynamodb_client(
     config: &aws_config::SdkConfig,
     faults: &Faults,
 ) -> aws_sdk_dynamodb::Client {
-    let retry = aws_sdk_dynamodb::config::retry::RetryConfig::standard()
-        .with_max_attempts(DYNAMODB_MAX_ATTEMPTS)
-        .with_max_backoff(DYNAMODB_MAX_BACKOFF);
-    let builder = aws_sdk_dynamodb::config::Builder::from(config).retry_config(retry);
+    let builder = aws_sdk_dynamodb::config::Builder::from(config);
     aws_sdk_dynamodb::Client::from_conf(with_faults(builder, faults).build())
 }
