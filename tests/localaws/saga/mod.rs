@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::Client;
 use docket_aws::dynamodb::{DynamoStore, Tables};
 use docket_aws::faults::{Faults, Rule};
-use docket_aws::saga::{outbox, DynamoJournal, DynamoOutbox, SagaTables};
+use docket_aws::saga::{DynamoJournal, DynamoOutbox, SagaTables};
 use docket_core::audit::{seal, AuditDraft};
 use docket_core::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use docket_core::memory::test_context;
@@ -191,7 +191,7 @@ async fn the_outbox_persists_an_event_once_and_moves_it_forward_only() {
     let (tenant, document) = document();
     let run = run(&document, 1);
     let body = accepted(&tenant, &document, &run);
-    let cutoff_before = outbox::now();
+    let cutoff_before = time::OffsetDateTime::now_utc();
 
     let first = f
         .outbox
@@ -218,12 +218,16 @@ async fn the_outbox_persists_an_event_once_and_moves_it_forward_only() {
 
     // A sweeper finds it by Query while it is persisted...
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let stale = f.outbox.persisted_before(&outbox::now()).await.unwrap();
+    let stale = f
+        .outbox
+        .persisted_before(time::OffsetDateTime::now_utc())
+        .await
+        .unwrap();
     assert!(
         stale.iter().any(|r| r.body.event_id == body.event_id),
         "{stale:?}"
     );
-    let none = f.outbox.persisted_before(&cutoff_before).await.unwrap();
+    let none = f.outbox.persisted_before(cutoff_before).await.unwrap();
     assert!(!none.iter().any(|r| r.body.event_id == body.event_id));
     let sent = f.requests.take();
     assert_eq!((sent.get("Query"), sent.get("Scan")), (Some(&2), None));
@@ -264,7 +268,11 @@ async fn the_outbox_persists_an_event_once_and_moves_it_forward_only() {
         Err(Refused { index: 0 })
     );
     // No longer persisted: the sweeper leaves it.
-    let swept = f.outbox.persisted_before(&outbox::now()).await.unwrap();
+    let swept = f
+        .outbox
+        .persisted_before(time::OffsetDateTime::now_utc())
+        .await
+        .unwrap();
     assert!(!swept.iter().any(|r| r.body.event_id == body.event_id));
 }
 

@@ -93,23 +93,6 @@ impl DynamoOutbox {
             table: table.into(),
         }
     }
-
-    /// Every record still `persisted` that entered that state before `cutoff` (RFC 3339): what
-    /// a sweeper publishes again under its id. One Query of [`BY_DELIVERY`], every page.
-    pub async fn persisted_before(&self, cutoff: &str) -> Result<Vec<OutboxRecord>, Error> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name(BY_DELIVERY)
-            .key_condition_expression("#delivery = :persisted AND #since < :cutoff")
-            .expression_attribute_names("#delivery", DELIVERY)
-            .expression_attribute_names("#since", SINCE)
-            .expression_attribute_values(":persisted", s(Delivery::Persisted.name()))
-            .expression_attribute_values(":cutoff", s(cutoff));
-        let items = query_all(query, "dynamodb Query outbox by delivery").await?;
-        items.iter().map(from_item).collect()
-    }
 }
 
 impl Outbox for DynamoOutbox {
@@ -133,5 +116,24 @@ impl Outbox for DynamoOutbox {
                 .await?
                 .ok_or_else(|| Error::Internal("outbox persist refused without a record".into())),
         }
+    }
+
+    /// One Query of [`BY_DELIVERY`] (`since` is RFC 3339, UTC), every page.
+    async fn persisted_before(&self, cutoff: OffsetDateTime) -> Result<Vec<OutboxRecord>, Error> {
+        let cutoff = cutoff
+            .format(&Rfc3339)
+            .expect("RFC 3339 formats any UTC time");
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BY_DELIVERY)
+            .key_condition_expression("#delivery = :persisted AND #since < :cutoff")
+            .expression_attribute_names("#delivery", DELIVERY)
+            .expression_attribute_names("#since", SINCE)
+            .expression_attribute_values(":persisted", s(Delivery::Persisted.name()))
+            .expression_attribute_values(":cutoff", s(cutoff));
+        let items = query_all(query, "dynamodb Query outbox by delivery").await?;
+        items.iter().map(from_item).collect()
     }
 }

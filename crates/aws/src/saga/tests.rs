@@ -171,7 +171,9 @@ async fn the_adapters_read_strongly_and_find_obligations_and_stale_records_by_qu
     let _ = journals.failed().await;
     let _ = outbox.record(&record().body.event_id).await;
     let _ = outbox.persist(OutboxRecord::prepare(record().body)).await;
-    let _ = outbox.persisted_before("2026-12-01T00:00:00Z").await;
+    let _ = outbox
+        .persisted_before(time::macros::datetime!(2026-12-01 00:00 UTC))
+        .await;
     let sent = sent(&capture);
     assert_eq!(sent.len(), 6);
     assert_eq!(sent[0]["ConsistentRead"], json!(true));

@@ -14,6 +14,7 @@ use crate::saga::{
     Voided,
 };
 use crate::Error;
+use time::OffsetDateTime;
 
 /// Takes one scripted failure from `count`, if any is left.
 pub(super) fn take(count: &Mutex<usize>) -> bool {
@@ -78,13 +79,24 @@ impl SagaJournal for MemoryJournal {
     }
 }
 
-/// Outbox records by event id.
+/// Outbox records by event id, and when each entered its delivery state (the system clock, as
+/// the DynamoDB adapter stamps it).
 #[derive(Debug, Default)]
 pub struct MemoryOutbox {
     pub(super) records: Mutex<BTreeMap<EventId, OutboxRecord>>,
+    pub(super) since: Mutex<BTreeMap<EventId, OffsetDateTime>>,
 }
 
 impl MemoryOutbox {
+    /// Stamps `events` as having entered their state now.
+    pub(super) fn entered(&self, events: impl IntoIterator<Item = EventId>) {
+        let mut since = self.since.lock().unwrap();
+        let now = OffsetDateTime::now_utc();
+        for event in events {
+            since.insert(event, now);
+        }
+    }
+
     /// The delivery state of every event.
     pub fn deliveries(&self) -> BTreeMap<EventId, Delivery> {
         let records = self.records.lock().unwrap();
@@ -107,8 +119,22 @@ impl Outbox for MemoryOutbox {
             return Ok(existing.clone());
         }
         let persisted = record.advanced(&Advance::Persist)?.unwrap_or(record);
-        records.insert(id, persisted.clone());
+        records.insert(id.clone(), persisted.clone());
+        self.entered([id]);
         Ok(persisted)
+    }
+
+    async fn persisted_before(&self, cutoff: OffsetDateTime) -> Result<Vec<OutboxRecord>, Error> {
+        let records = self.records.lock().unwrap();
+        let since = self.since.lock().unwrap();
+        let mut stuck: Vec<(OffsetDateTime, OutboxRecord)> = records
+            .values()
+            .filter(|r| r.delivery == Delivery::Persisted)
+            .filter_map(|r| since.get(&r.body.event_id).map(|t| (*t, r.clone())))
+            .filter(|(t, _)| *t < cutoff)
+            .collect();
+        stuck.sort_by_key(|(t, _)| *t);
+        Ok(stuck.into_iter().map(|(_, r)| r).collect())
     }
 }
 

@@ -180,9 +180,17 @@ impl Store for MemoryStore {
             .iter()
             .filter(|c| matches!(c, Change::Journal(_)))
             .count();
+        let moved: Vec<EventId> = changes
+            .iter()
+            .filter_map(|c| match c {
+                Change::Outbox { record, .. } => Some(record.body.event_id.clone()),
+                _ => None,
+            })
+            .collect();
         for change in changes {
             apply(&mut locked, change);
         }
+        self.outbox.entered(moved);
         *self.journal.writes.lock().unwrap() += journal_writes;
         *self.commits.lock().unwrap() += 1;
         Ok(Ok(()))

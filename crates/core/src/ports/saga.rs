@@ -8,6 +8,8 @@
 
 use std::future::Future;
 
+use time::OffsetDateTime;
+
 use crate::ids::RunId;
 use crate::saga::{EventBody, EventId, Journal, OutboxRecord, ReceiptId, Voided};
 use crate::Error;
@@ -47,6 +49,12 @@ pub trait Outbox: Send + Sync {
         &self,
         record: OutboxRecord,
     ) -> impl Future<Output = Result<OutboxRecord, Error>> + Send;
+    /// Every record still `persisted` that entered that state before `cutoff`, oldest first:
+    /// what the sweeper relays (`steps::saga::sweep`).
+    fn persisted_before(
+        &self,
+        cutoff: OffsetDateTime,
+    ) -> impl Future<Output = Result<Vec<OutboxRecord>, Error>> + Send;
 }
 
 /// The event bus (EventBridge PutEvents).

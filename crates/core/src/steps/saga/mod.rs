@@ -13,12 +13,15 @@
 //! `uncertain` and the next attempt reconciles it.
 //!
 //! Route runs the first two effects: it commits [`promotion`] with the run's completion and then
-//! [`announce`]s the event. The downstream receipt and the compensate Lambda are not wired into
+//! [`announce`]s the event; a route that stopped in between leaves the record `persisted`, which
+//! the sweeper ([`stuck`], route's `sweep` action on a schedule) announces later. The downstream receipt and the compensate Lambda are not wired into
 //! the state machine yet ([`run`] and [`compensate`] are exercised by the tests).
 
 mod compensate;
+mod sweep;
 
 pub use compensate::{compensate, Compensation};
+pub use sweep::{stuck, Swept};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

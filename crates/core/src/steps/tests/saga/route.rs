@@ -141,3 +141,63 @@ async fn a_newer_versions_promotion_records_the_run_it_replaced() {
         old.run_id.as_str()
     );
 }
+
+#[tokio::test]
+async fn a_completion_left_unpublished_is_found_by_the_sweeper_and_published_once() {
+    // given a route that committed the completion and then failed to publish, for good
+    let w = world();
+    let input = w.ocr_ready().await;
+    *w.ports.events.fail_next.lock().unwrap() = 1;
+    let _ = w.run(&input).await.unwrap_err();
+    let id = EventId::new(&input.run_id, EventKind::Accepted);
+    let now = time::OffsetDateTime::now_utc();
+    let a_minute_ago = now - time::Duration::minutes(1);
+    let soon = now + time::Duration::seconds(1);
+
+    // when the sweeper looks: a record younger than its cutoff is left to route
+    assert!(saga::stuck(&w.ports, a_minute_ago)
+        .await
+        .unwrap()
+        .is_empty());
+    let stuck = saga::stuck(&w.ports, soon).await.unwrap();
+    assert_eq!(stuck.iter().map(|b| &b.event_id).collect::<Vec<_>>(), [&id]);
+    for body in &stuck {
+        saga::announce(&w.ports, &w.ctx, &body.run_id)
+            .await
+            .unwrap();
+    }
+
+    // then the event is published once, settled, and no longer stuck; a late route retry
+    // publishes nothing more
+    assert!(saga::stuck(&w.ports, soon).await.unwrap().is_empty());
+    assert_eq!(w.route_again(&input).await.unwrap(), "completed");
+    assert_eq!(
+        w.ports.events.published(EventKind::Accepted),
+        [(id.clone(), None)]
+    );
+    let journal = w.journal(&input).await;
+    assert_eq!(
+        journal.entry(Effect::EventPublished).evidence,
+        Evidence::Confirmed
+    );
+    assert_eq!(w.count(&input, "event.published").await, 1);
+}
+
+#[tokio::test]
+async fn the_sweeper_leaves_a_published_event_and_a_retraction_alone() {
+    // given a completed run whose event was published, then retracted
+    let w = world();
+    let input = w
+        .completed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
+        .await;
+    let soon = time::OffsetDateTime::now_utc() + time::Duration::seconds(1);
+    assert!(saga::stuck(&w.ports, soon).await.unwrap().is_empty());
+    *w.ports.events.fail_next.lock().unwrap() = 1;
+    let _ = w.compensate(&input, "withdrawn").await.unwrap_err();
+    let retraction = EventId::new(&input.run_id, EventKind::Retracted);
+    let record = w.ports.store.outbox.record(&retraction).await.unwrap();
+    assert_eq!(record.map(|r| r.delivery), Some(Delivery::Persisted));
+
+    // then the persisted retraction is not the sweeper's
+    assert!(saga::stuck(&w.ports, soon).await.unwrap().is_empty());
+}
