@@ -78,15 +78,20 @@ pub(crate) struct SagaPorts {
 impl SagaPorts {
     /// On `store`'s client (its saga tables) and the stack's bus.
     pub(crate) async fn of(stack: &Stack, store: &DynamoStore) -> SagaPorts {
+        SagaPorts::with_bus_faults(stack, store, &Faults::none()).await
+    }
+
+    /// [`SagaPorts::of`], with `faults` injected into the bus's client.
+    pub(crate) async fn with_bus_faults(
+        stack: &Stack,
+        store: &DynamoStore,
+        faults: &Faults,
+    ) -> SagaPorts {
         let tables = store.saga().expect("a store with the saga's tables");
         SagaPorts {
             journal: DynamoJournal::new(store.client().clone(), &tables.journal),
             outbox: DynamoOutbox::new(store.client().clone(), &tables.outbox),
-            events: EventBridgeBus::with_faults(
-                &util::aws().await,
-                stack.out("EventBus"),
-                &Faults::none(),
-            ),
+            events: EventBridgeBus::with_faults(&util::aws().await, stack.out("EventBus"), faults),
         }
     }
 }

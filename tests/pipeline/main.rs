@@ -15,3 +15,4 @@ mod lost_ack;
 mod obligations;
 mod privacy;
 mod review;
+mod sweeper;

@@ -1,16 +1,19 @@
 //! route: writes an approved run's result and makes it the document's current one (or records
 //! it as stale); `action: fail` records a run that ended in a technical failure, `action: reject`
-//! one a reviewer rejected. See `docket_core::steps::route`.
+//! one a reviewer rejected. See `docket_core::steps::route`. `action: sweep` (a schedule) relays
+//! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`).
 
 use docket_core::model::run::{ObjectRef, RunInput};
 use docket_core::model::step::Step;
 use docket_core::ports::{HasBlobs, HasEvents, HasJournal, HasOutbox, HasStore};
+use docket_core::saga::Effect;
 use docket_core::steps::review::Reviewed;
+use docket_core::steps::saga::{self, Swept};
 use docket_core::steps::{route, Context};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::{run_step, Failure};
+use crate::{answer, run_step, span, traced, Failure};
 
 /// What route runs on: the shared adapters and its saga's.
 pub type Deps = crate::Deps<crate::deps::Saga>;
@@ -41,6 +44,12 @@ pub enum Request {
     Reject {
         /// The run.
         run: RunInput,
+    },
+    /// Relay the events left `persisted` for longer than this (the outbox sweeper's schedule).
+    Sweep {
+        /// How long a record may stay `persisted` before the sweeper takes it from route.
+        #[serde(rename = "olderThanSeconds")]
+        older_than_seconds: u32,
     },
 }
 
@@ -85,5 +94,40 @@ pub async fn handle(
             run_step("route.reject", Step::Reject, &run, work).await?;
             Ok(json!({"status": "rejected"}))
         }
+        Request::Sweep { older_than_seconds } => {
+            answer(&sweep(ports, ctx, older_than_seconds).await?)
+        }
     }
+}
+
+/// Announces every event stuck `persisted` for longer than `older_than` seconds, each under the
+/// ids of its run; one that fails is named and left for the next sweep.
+async fn sweep(
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
+    ctx: &Context,
+    older_than: u32,
+) -> Result<Swept, Failure> {
+    // The outbox stamps a record's state with the system clock (not the step's): so is the cutoff.
+    let cutoff = time::OffsetDateTime::now_utc() - time::Duration::seconds(older_than.into());
+    // The sweep's own lines name no document: its span carries "-" for the ids.
+    let whole = span("route.sweep", "-", "-", "-");
+    let stuck = traced(whole.clone(), saga::stuck(ports, cutoff)).await?;
+    let mut swept = Swept::default();
+    for body in stuck {
+        let (document, run) = (body.document_id.as_str(), &body.run_id);
+        let op = Effect::EventPublished.operation(run);
+        let span = span("route.sweep", document, run.as_str(), op.as_str());
+        match traced(span.clone(), saga::announce(ports, ctx, run)).await {
+            Ok(()) => {
+                swept.relayed += 1;
+                span.in_scope(|| tracing::info!("relayed a persisted event"));
+            }
+            Err(Failure(e)) => swept
+                .failed
+                .push((body.event_id.to_string(), e.name().into())),
+        }
+    }
+    let failed = swept.failed.len();
+    whole.in_scope(|| tracing::info!(relayed = swept.relayed, failed, "swept the outbox"));
+    Ok(swept)
 }

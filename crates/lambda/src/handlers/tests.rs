@@ -472,3 +472,27 @@ async fn a_reviewer_role_of_another_account_is_refused() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn the_scheduled_sweep_relays_the_event_a_failed_route_left_persisted() {
+    // given a route that completed the run and then could not publish
+    let w = world();
+    let state = w.validated("inbox/acme/clear.png", 0.99).await;
+    *w.ports.events.fail_next.lock().unwrap() = 1;
+    let routed = route::handle(&w.ports, &w.ctx, parse(payload("Route", &state)).unwrap()).await;
+    assert!(routed.is_err(), "the publication failed");
+    let accepted = docket_core::saga::EventKind::Accepted;
+    assert!(w.ports.events.published(accepted).is_empty());
+
+    // when the schedule's sweep runs (a record younger than its age is left to route)
+    let sweep = |age: u32| json!({"action": "sweep", "olderThanSeconds": age});
+    let young = route::handle(&w.ports, &w.ctx, parse(sweep(3600)).unwrap()).await;
+    let swept = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
+    let again = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
+
+    // then the event is published once
+    assert_eq!(young.unwrap(), json!({"relayed": 0, "failed": []}));
+    assert_eq!(swept.unwrap(), json!({"relayed": 1, "failed": []}));
+    assert_eq!(again.unwrap(), json!({"relayed": 0, "failed": []}));
+    assert_eq!(w.ports.events.published(accepted).len(), 1);
+}
