@@ -57,6 +57,10 @@ async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
 }
 
 /// What one document ended as.
+/// How long a completed run's event may take to be published: the sweep schedule's period (60 s)
+/// plus the age at which it takes a record from route (120 s), with a margin.
+const SWEEP_DEADLINE: Duration = Duration::from_secs(240);
+
 #[derive(Debug)]
 struct Outcome {
     document: DocumentId,
@@ -142,7 +146,9 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
         problems.push(format!("{d}: {} runs", outcome.runs.len()));
     }
     // A completed run's event is published after its completion, by the same route call: the
-    // chain is read once the execution ended.
+    // chain is read once the execution ended. A route that stopped in between (its Lambda timed
+    // out on every retry) leaves the event to the outbox sweeper, which relays it within its
+    // schedule's period plus the age it waits for: the publication is waited for that long.
     for run in outcome
         .runs
         .iter()
@@ -150,7 +156,16 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
     {
         stack.wait_for_execution(&s(run, "runId")).await;
     }
-    let chain = stack.audit(d).await; // verifies the chain
+    let completed = outcome.runs.iter().any(|r| s(r, "status") == "completed");
+    let until = Instant::now() + SWEEP_DEADLINE;
+    let chain = loop {
+        let chain = stack.audit(d).await; // verifies the chain
+        let published = chain.iter().any(|e| e.draft.action == "event.published");
+        if !completed || published || Instant::now() >= until {
+            break chain;
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    };
     for run in &outcome.runs {
         let run_id = s(run, "runId");
         let executions = stack.executions_of(d).await;
