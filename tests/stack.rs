@@ -39,6 +39,25 @@ pub struct Stack {
 }
 
 impl Stack {
+    /// Invokes the function named by output `function` (e.g. `RouteFunctionName`) with
+    /// `payload`: its answer, or the `errorType` it failed with.
+    pub async fn invoke(&self, function: &str, payload: &Value) -> Result<Value, String> {
+        let out = self
+            .lambda
+            .invoke()
+            .function_name(self.out(function))
+            .payload(aws_sdk_lambda::primitives::Blob::new(payload.to_string()))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("invoke {function}: {e}"));
+        let body: Value = serde_json::from_slice(out.payload().expect("an answer").as_ref())
+            .expect("a JSON answer");
+        match out.function_error() {
+            None => Ok(body),
+            Some(_) => Err(body["errorType"].as_str().unwrap_or("?").to_string()),
+        }
+    }
+
     /// Every message of log group `group` (since `since_ms`, unix milliseconds, if given), from
     /// all pages.
     pub async fn log_messages(&self, group: &str, since_ms: Option<i64>) -> Vec<String> {

@@ -2,7 +2,6 @@
 //! second execution, result or audit entry.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use aws_sdk_lambda::primitives::Blob;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack, COMPLETED_RUN_ACTIONS};
 use serde_json::Value;
 
@@ -24,16 +23,8 @@ fn event_for(stack: &Stack, key: &str, version: &str) -> Value {
 }
 
 async fn deliver(stack: &Stack, event: &Value) -> Value {
-    let out = stack
-        .lambda
-        .invoke()
-        .function_name(stack.out("IngestFunctionName"))
-        .payload(Blob::new(event.to_string()))
-        .send()
-        .await
-        .expect("invoke ingest");
-    assert!(out.function_error().is_none(), "{:?}", out.payload());
-    serde_json::from_slice(out.payload().unwrap().as_ref()).unwrap()
+    let answer = stack.invoke("IngestFunctionName", event).await;
+    answer.unwrap_or_else(|e| panic!("ingest failed: {e}"))
 }
 
 #[tokio::test]

@@ -3,7 +3,6 @@
 //! a crash after the side effect, and the same operation with changed parameters. Each test counts
 //! ledger claims, Textract jobs and audit entries.
 
-use aws_sdk_lambda::primitives::Blob;
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::faults::{Faults, Rule};
 use docket_aws::ledger::DynamoLedger;
@@ -105,19 +104,7 @@ async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once
 }
 
 async fn invoke_ocr(stack: &Stack, payload: &Value) -> Result<Value, String> {
-    let out = stack
-        .lambda
-        .invoke()
-        .function_name(stack.out("OcrFunctionName"))
-        .payload(Blob::new(payload.to_string()))
-        .send()
-        .await
-        .expect("invoke ocr");
-    let body: Value = serde_json::from_slice(out.payload().unwrap().as_ref()).unwrap();
-    match out.function_error() {
-        None => Ok(body),
-        Some(_) => Err(body["errorType"].as_str().unwrap_or("?").to_string()),
-    }
+    stack.invoke("OcrFunctionName", payload).await
 }
 
 #[tokio::test]

@@ -388,6 +388,27 @@ pub(crate) async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput
     }
 }
 
+/// The ports OCR and validation take in these tests: clean adapters on the deployed stack.
+pub(crate) type OcrPorts<'a> =
+    Picked<&'a S3Blobs, &'a DynamoStore, &'a TextractOcr, &'a DynamoLedger>;
+
+/// Polls `started`'s OCR job until it is normalized, then validates `input`.
+pub(crate) async fn polled_and_validated(
+    ports: &OcrPorts<'_>,
+    ctx: &Context,
+    input: &RunInput,
+    started: &ocr::OcrStarted,
+) -> validate::Validated {
+    let normalized = loop {
+        let polled = ocr::poll(ports, ctx, input, started).await.unwrap();
+        if let Some(n) = polled.normalized {
+            break n;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    validate::run(ports, ctx, input, &normalized).await.unwrap()
+}
+
 #[tokio::test]
 async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_one_result() {
     let stack = Stack::load().await;
@@ -425,16 +446,7 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     let lost = ocr::start(&ocr_ports, &ctx, &input).await;
     let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
     let again = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
-    let normalized = loop {
-        let polled = ocr::poll(&ocr_ports, &ctx, &input, &started).await.unwrap();
-        if let Some(n) = polled.normalized {
-            break n;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    };
-    let validated = validate::run(&ocr_ports, &ctx, &input, &normalized)
-        .await
-        .unwrap();
+    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
     // Route: the result put commits, its answer is lost; the retried route completes once.
     let lost_route = route::run(&lossy, &ctx, &input, &validated.report, None).await;
     let routed = route::run(&lossy, &ctx, &input, &validated.report, None)

@@ -3,31 +3,24 @@
 //! the `document.accepted` record `persisted`; the deployed route's `sweep` action, as its
 //! schedule invokes it, publishes it once under its id and settles it in the journal.
 
-use aws_sdk_lambda::primitives::Blob;
 use docket_aws::faults::Rule;
 use docket_aws::saga::DynamoOutbox;
 use docket_core::ports::{Outbox, RunStatus, Store};
 use docket_core::saga::{Delivery, EventId, EventKind};
-use docket_core::steps::{ocr, route, validate};
+use docket_core::steps::{ocr, route};
 use docket_e2e::stack::Stack;
 use docket_e2e::util;
 use serde_json::{json, Value};
 
-use crate::lost_ack::{count_actions, ctx, ledger, one, prepared_run, store, Picked, SagaPorts};
+use crate::lost_ack::{
+    count_actions, ctx, ledger, one, polled_and_validated, prepared_run, store, Picked, SagaPorts,
+};
 
 /// Invokes the deployed route as the sweep schedule does, with `olderThanSeconds: 0`.
 async fn sweep(stack: &Stack) -> Value {
     let payload = json!({"action": "sweep", "olderThanSeconds": 0});
-    let out = stack
-        .lambda
-        .invoke()
-        .function_name(stack.out("RouteFunctionName"))
-        .payload(Blob::new(payload.to_string()))
-        .send()
-        .await
-        .expect("invoke route");
-    assert_eq!(out.function_error(), None, "{:?}", out.payload());
-    serde_json::from_slice(out.payload().expect("an answer").as_ref()).unwrap()
+    let answer = stack.invoke("RouteFunctionName", &payload).await;
+    answer.unwrap_or_else(|e| panic!("sweep failed: {e}"))
 }
 
 #[tokio::test]
@@ -50,16 +43,7 @@ async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() 
         saga: (),
     };
     let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
-    let normalized = loop {
-        let polled = ocr::poll(&ocr_ports, &ctx, &input, &started).await.unwrap();
-        if let Some(n) = polled.normalized {
-            break n;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    };
-    let validated = validate::run(&ocr_ports, &ctx, &input, &normalized)
-        .await
-        .unwrap();
+    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
     let bus_down = one(Rule::fail_before_send(
         "eventbridge",
         "PutEvents",
