@@ -153,6 +153,39 @@ impl<'a> Picked<(), &'a DynamoStore, &'a TextractOcr, &'a DynamoLedger> {
     }
 }
 
+impl<'a> OcrPorts<'a> {
+    /// OCR's and validation's ports.
+    pub(crate) fn ocr(
+        blobs: &'a S3Blobs,
+        store: &'a DynamoStore,
+        ocr: &'a TextractOcr,
+        ledger: &'a DynamoLedger,
+    ) -> Self {
+        Picked {
+            blobs,
+            store,
+            ocr,
+            ledger,
+            workflow: (),
+            saga: (),
+        }
+    }
+}
+
+impl<'a> Picked<&'a S3Blobs, &'a DynamoStore, (), (), (), &'a SagaPorts> {
+    /// Route's ports.
+    pub(crate) fn route(blobs: &'a S3Blobs, store: &'a DynamoStore, saga: &'a SagaPorts) -> Self {
+        Picked {
+            blobs,
+            store,
+            ocr: (),
+            ledger: (),
+            workflow: (),
+            saga,
+        }
+    }
+}
+
 impl<S: Sync, O: Sync, L: Sync, W: Sync, G: Sync> HasBlobs for Picked<&S3Blobs, S, O, L, W, G> {
     type Blobs = S3Blobs;
     fn blobs(&self) -> &S3Blobs {
@@ -423,23 +456,9 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     let lossy_blobs = S3Blobs::with_faults(&sdk, &s3_faults);
 
     let ledger = ledger(&store);
-    let ocr_ports = Picked {
-        blobs: &blobs,
-        store: &store,
-        ocr: &textract,
-        ledger: &ledger,
-        workflow: (),
-        saga: (),
-    };
+    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
     let saga = SagaPorts::of(&stack, &store).await;
-    let lossy = Picked {
-        blobs: &lossy_blobs,
-        store: &store,
-        ocr: (),
-        ledger: (),
-        workflow: (),
-        saga: &saga,
-    };
+    let lossy = Picked::route(&lossy_blobs, &store, &saga);
 
     // OCR start: the answer is lost; the attempt gives its lease up, the retry takes over and
     // asks again with the same token: the same job. A third start finds it in the ledger.

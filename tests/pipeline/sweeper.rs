@@ -34,14 +34,7 @@ async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() 
     let textract = docket_aws::textract::TextractOcr::new(&sdk);
     let blobs = docket_aws::s3::S3Blobs::new(&sdk);
     let ledger = ledger(&store);
-    let ocr_ports = Picked {
-        blobs: &blobs,
-        store: &store,
-        ocr: &textract,
-        ledger: &ledger,
-        workflow: (),
-        saga: (),
-    };
+    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
     let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
     let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
     let bus_down = one(Rule::fail_before_send(
@@ -50,14 +43,7 @@ async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() 
         "InternalException",
     ));
     let saga = SagaPorts::with_bus_faults(&stack, &store, &bus_down).await;
-    let failing = Picked {
-        blobs: &blobs,
-        store: &store,
-        ocr: (),
-        ledger: (),
-        workflow: (),
-        saga: &saga,
-    };
+    let failing = Picked::route(&blobs, &store, &saga);
     for _ in 0..2 {
         let routed = route::run(&failing, &ctx, &input, &validated.report, None).await;
         assert!(routed.is_err(), "the publication failed: {routed:?}");

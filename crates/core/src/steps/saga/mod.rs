@@ -14,8 +14,9 @@
 //!
 //! Route runs the first two effects: it commits [`promotion`] with the run's completion and then
 //! [`announce`]s the event; a route that stopped in between leaves the record `persisted`, which
-//! the sweeper ([`stuck`], route's `sweep` action on a schedule) announces later. The downstream receipt and the compensate Lambda are not wired into
-//! the state machine yet ([`run`] and [`compensate`] are exercised by the tests).
+//! the sweeper ([`stuck`], route's `sweep` action on a schedule) announces later. The downstream
+//! receipt and the compensate Lambda are not wired into the state machine yet ([`run`] and
+//! [`compensate`] are exercised by the tests).
 
 mod compensate;
 mod sweep;
