@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::ids::RunId;
-use crate::ports::{Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
+use crate::ports::{Deliver, Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
 use crate::saga::CompensationStatus;
 use crate::saga::{
     Advance, Book, Delivery, EventBody, EventId, Journal, JournalEntry, OutboxRecord, ReceiptId,
@@ -199,7 +199,7 @@ pub struct MemorySink {
     pub fail_voids: Mutex<usize>,
 }
 
-impl Downstream for MemorySink {
+impl Deliver for MemorySink {
     async fn deliver(&self, body: &EventBody) -> Result<ReceiptId, Error> {
         *self.deliveries.lock().unwrap() += 1;
         if take(&self.fail_deliveries) {
@@ -208,7 +208,9 @@ impl Downstream for MemorySink {
         let applied = self.book.lock().unwrap().apply(body)?;
         Ok(applied.receipt().clone())
     }
+}
 
+impl Downstream for MemorySink {
     async fn receipt_for(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
         let book = self.book.lock().unwrap();
         Ok(book.receipt_for(event).map(|r| r.receipt_id.clone()))

@@ -22,6 +22,6 @@ pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use payable::{AnswerBus, PayableBook};
 pub use review::ReviewStore;
-pub use saga::{Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
+pub use saga::{Deliver, Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
 pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 pub use workflow::{Started, TaskCallback, Workflow};

@@ -67,11 +67,11 @@ pub trait EventBus: Send + Sync {
     fn find(&self, event: &EventId) -> impl Future<Output = Result<Option<String>, Error>> + Send;
 }
 
-/// The downstream consumer, as route's saga sees it.
+/// The downstream consumer, as a compensation sees it: asked directly, by ids (on AWS, a
+/// request to the consumer's function). Delivery is not here: on AWS the consumer takes the
+/// event from the bus and answers on it ([`Deliver`] is the same, synchronous, for the
+/// in-memory saga).
 pub trait Downstream: Send + Sync {
-    /// Delivers an accepted event and answers the consumer's receipt (the same receipt for a
-    /// redelivery). Refusals: `Business.DuplicateInvoice`, `Conflict.StaleVersion`.
-    fn deliver(&self, body: &EventBody) -> impl Future<Output = Result<ReceiptId, Error>> + Send;
     /// The receipt the consumer holds for `event`: how an uncertain delivery is reconciled.
     fn receipt_for(
         &self,
@@ -91,4 +91,12 @@ pub trait Downstream: Send + Sync {
         receipt: &ReceiptId,
         reason: &str,
     ) -> impl Future<Output = Result<Voided, Error>> + Send;
+}
+
+/// A consumer that takes an event directly and answers its receipt: the in-memory model of
+/// delivery through the bus and the consumer's answer (`steps::saga::run`).
+pub trait Deliver: Downstream {
+    /// Delivers an accepted event and answers the consumer's receipt (the same receipt for a
+    /// redelivery). Refusals: `Business.DuplicateInvoice`, `Conflict.StaleVersion`.
+    fn deliver(&self, body: &EventBody) -> impl Future<Output = Result<ReceiptId, Error>> + Send;
 }

@@ -34,8 +34,8 @@ use crate::ids::{sha256_hex, OperationId, RunId};
 use crate::model::run::{ObjectRef, RunInput};
 use crate::ports::BlobStore;
 use crate::ports::{
-    Change, DocumentRecord, Downstream, EventBus, HasBlobs, HasDownstream, HasEvents, HasJournal,
-    HasOutbox, HasStore, Outbox, Refused, SagaJournal, Store,
+    Change, Deliver, DocumentRecord, Downstream, EventBus, HasBlobs, HasDownstream, HasEvents,
+    HasJournal, HasOutbox, HasStore, Outbox, Refused, SagaJournal, Store,
 };
 use crate::saga::outbox::invoice_key;
 use crate::saga::{
@@ -281,7 +281,12 @@ pub async fn announce(
 /// the state machine's Catch then runs [`compensate`]. A run being compensated is fenced out
 /// (`Conflict.FencedOut`).
 pub async fn run(
-    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
+    ports: &(impl HasBlobs
+          + HasStore
+          + HasJournal
+          + HasOutbox
+          + HasEvents
+          + HasDownstream<Downstream: Deliver>),
     ctx: &Context,
     input: &RunInput,
     result: &ObjectRef,
@@ -439,7 +444,7 @@ pub(super) async fn relay(
 /// the outbox record's delivery in the settlement's transaction. A refusal settles it
 /// not-attempted (with its audit entry) and is returned.
 async fn deliver(
-    ports: &(impl HasStore + HasJournal + HasOutbox + HasDownstream),
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasDownstream<Downstream: Deliver>),
     ctx: &Context,
     input: &RunInput,
     body: &EventBody,

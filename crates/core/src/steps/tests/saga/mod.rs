@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use serde_json::json;
 
 use super::*;
-use crate::ports::{BlobStore, Downstream, SagaJournal};
+use crate::ports::{BlobStore, Deliver, SagaJournal};
 use crate::saga::{
     CompensationStatus, Delivery, Effect, EventBody, EventId, EventKind, Evidence, Journal, SagaEnd,
 };
