@@ -128,6 +128,20 @@ pub enum Dedup {
     Fenced,
 }
 
+impl Dedup {
+    /// The receipt of the event if it was applied (answered `document.recorded`); `None` for a
+    /// refusal, a retraction's answer or a fence. How a consumer that keeps its book in items
+    /// answers `receipt_for` and `fence` (as [`super::Book::receipt_for`] does).
+    pub fn receipt_id(&self) -> Option<&ReceiptId> {
+        match self {
+            Dedup::Answered {
+                answer: Answer::Recorded { receipt_id, .. },
+            } => Some(receipt_id),
+            _ => None,
+        }
+    }
+}
+
 /// The items an event's rules read, by the keys [`Reads::of`] names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Seen {

@@ -188,3 +188,24 @@ fn an_answer_round_trips_as_a_dedup_record() {
         Dedup::Fenced
     );
 }
+
+#[test]
+fn only_a_recorded_answer_holds_a_receipt() {
+    let event = accepted("inv.png", "1", "INV-1");
+    let recorded = writes(rules::plan(&event, &Seen::default())).dedup.1;
+    let receipt = ReceiptId::for_event(&event.event_id);
+    assert_eq!(recorded.receipt_id(), Some(&receipt));
+    let refused = Dedup::Answered {
+        answer: Answer::refused(&event.event_id, &Error::DuplicateInvoice("x".into())),
+    };
+    let voided = Dedup::Answered {
+        answer: Answer::Voided {
+            event_id: event.event_id.clone(),
+            receipt_id: receipt.clone(),
+            already_voided: false,
+        },
+    };
+    for none in [refused, voided, Dedup::Fenced] {
+        assert_eq!(none.receipt_id(), None, "{none:?}");
+    }
+}
