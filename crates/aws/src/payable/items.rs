@@ -2,7 +2,8 @@
 //! their string fields (readable in the table); the dedup record as its JSON (`record`).
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use docket_core::saga::sink::{Dedup, Writes};
+use docket_core::saga::sink::Dedup;
+use docket_core::saga::EventId;
 use docket_core::Error;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -28,9 +29,8 @@ pub(super) mod key {
     }
 }
 
-/// The item of `writes`' dedup record.
-pub(super) fn dedup_item(writes: &Writes) -> Result<Item, Error> {
-    let (event, dedup) = &writes.dedup;
+/// The item of `event`'s dedup record (an event's writes', or a fence).
+pub(super) fn dedup_item(event: &EventId, dedup: &Dedup) -> Result<Item, Error> {
     let record = serde_json::to_string(dedup).map_err(|e| Error::Internal(e.to_string()))?;
     Ok(Item::from([
         ("pk".to_string(), s(key::event(event))),
