@@ -5,6 +5,7 @@
 #[cfg(test)]
 mod capture;
 pub mod digest;
+pub mod downstream;
 pub mod dynamodb;
 pub mod errors;
 pub mod events;
@@ -28,6 +29,7 @@ use std::sync::OnceLock;
 
 use aws_config::{BehaviorVersion, SdkConfig};
 
+pub use downstream::LambdaDownstream;
 pub use faults::Faults;
 
 /// Loads the SDK config from the environment (credentials chain, region, `AWS_ENDPOINT_URL`).
@@ -65,7 +67,7 @@ pub fn configured_faults() -> Result<Faults, docket_core::Error> {
 }
 
 /// Installs `faults` on an SDK client's config builder (S3, DynamoDB, Textract, Step
-/// Functions, EventBridge); with [`Faults::none`] the builder is returned unchanged.
+/// Functions, EventBridge, Lambda); with [`Faults::none`] the builder is returned unchanged.
 pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
     builder.install_faults(faults)
 }
