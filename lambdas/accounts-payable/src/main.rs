@@ -1,4 +1,4 @@
-//! accounts-payable: the reference downstream consumer (SQS batches of the bus's events).
+//! accounts-payable: the reference downstream consumer (SQS batches, a compensation's requests).
 //! See `docket_lambda::handlers::accounts_payable`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc

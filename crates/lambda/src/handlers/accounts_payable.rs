@@ -5,19 +5,26 @@
 //! refusal (`Business.DuplicateInvoice`, …) is an answer; a failure (throttling, a publication
 //! that failed after the commit, a message that does not parse) is a batch item failure, which
 //! SQS redelivers (and, after the queue's `maxReceiveCount`, moves to the dead-letter queue).
+//!
+//! It also answers a compensation's direct requests (`lambda:Invoke`, the shapes of
+//! [`docket_aws::downstream::Request`]): `receiptFor`, `fence` and `void`, each one call of
+//! [`Downstream`] on its book, answered as JSON or failed with the taxonomy's `errorType`. A
+//! payload with `Records` is an SQS batch; any other is a request, and one that is not (an unknown
+//! action, a missing or extra field) is `Fatal.BadInput`.
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use docket_aws::downstream::{ReceiptAnswer, Request, VoidAnswer};
 use docket_aws::events::EventBridgeAnswers;
 use docket_aws::payable::DynamoPayable;
-use docket_core::ports::{AnswerBus, PayableBook};
+use docket_core::ports::{AnswerBus, Downstream, PayableBook};
 use docket_core::saga::sink::{Answer, Raced, Reads, Seen, Writes};
-use docket_core::saga::EventBody;
+use docket_core::saga::{EventBody, EventId, ReceiptId, Voided};
 use docket_core::steps::payable;
 use docket_core::Error;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::{parse, span, traced, Failure};
+use crate::{answer, parse, span, traced, Failure};
 
 /// The consumer's book and the bus it answers on.
 pub struct Deps {
@@ -62,6 +69,18 @@ impl AnswerBus for Deps {
     }
 }
 
+impl Downstream for Deps {
+    async fn receipt_for(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        self.book.receipt_for(event).await
+    }
+    async fn fence(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        self.book.fence(event).await
+    }
+    async fn void(&self, receipt: &ReceiptId, reason: &str) -> Result<Voided, Error> {
+        self.book.void(receipt, reason).await
+    }
+}
+
 /// An EventBridge event as the rule's SQS target delivers it (the fields the consumer reads).
 #[derive(Debug, Deserialize)]
 pub struct Envelope {
@@ -74,9 +93,66 @@ pub struct Envelope {
     pub detail: EventBody,
 }
 
+/// Answers one invocation: an SQS batch (a payload with `Records`, see [`batch`]) or a direct
+/// request (see [`request`]).
+pub async fn handle(
+    ports: &(impl PayableBook + AnswerBus + Downstream),
+    payload: Value,
+) -> Result<Value, Failure> {
+    if payload.get("Records").is_some() {
+        let event = match parse::<SqsEvent>(payload) {
+            Ok(event) => event,
+            Err(e) => return traced(span("accounts-payable", "", "", ""), async { Err(e) }).await,
+        };
+        return batch(ports, event).await;
+    }
+    match parse::<Request>(payload) {
+        Ok(r) => request(ports, &r).await,
+        Err(e) => traced(span("accounts-payable", "", "", ""), async { Err(e) }).await,
+    }
+}
+
+/// Answers a compensation's request, in the span of its event or receipt id (its operation):
+/// `receiptFor` and `fence` with [`ReceiptAnswer`] (`{"receiptId": …|null}`), `void` with
+/// [`VoidAnswer`] (`{"voided": true|false, "alreadyVoided": why|null}`).
+pub async fn request(ports: &impl Downstream, request: &Request) -> Result<Value, Failure> {
+    let operation = match request {
+        Request::ReceiptFor { event_id } | Request::Fence { event_id } => event_id.to_string(),
+        Request::Void { receipt_id, .. } => receipt_id.to_string(),
+    };
+    let action = request.action();
+    let work = async {
+        let receipt = |receipt_id: Option<ReceiptId>| {
+            let receipt = receipt_id.as_ref().map(ToString::to_string);
+            tracing::info!(action, receipt, "answered");
+            Reply::Receipt(ReceiptAnswer { receipt_id })
+        };
+        Ok(match request {
+            Request::ReceiptFor { event_id } => receipt(ports.receipt_for(event_id).await?),
+            Request::Fence { event_id } => receipt(ports.fence(event_id).await?),
+            Request::Void { receipt_id, reason } => {
+                let voided = ports.void(receipt_id, reason).await?;
+                let already_voided = matches!(voided, Voided::AlreadyVoided(_));
+                tracing::info!(action, already_voided, "answered");
+                Reply::Void(VoidAnswer::from(&voided))
+            }
+        })
+    };
+    let span = span(&format!("accounts-payable.{action}"), "", "", &operation);
+    answer(&traced(span, work).await?)
+}
+
+/// A direct request's answer.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Reply {
+    Receipt(ReceiptAnswer),
+    Void(VoidAnswer),
+}
+
 /// Applies every message of the batch; answers `{"batchItemFailures": [...]}` with the ids of
 /// the messages to redeliver (`ReportBatchItemFailures`).
-pub async fn handle(
+pub async fn batch(
     ports: &(impl PayableBook + AnswerBus),
     event: SqsEvent,
 ) -> Result<Value, Failure> {

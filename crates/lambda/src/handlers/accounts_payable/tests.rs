@@ -1,14 +1,62 @@
 //! The consumer's handler over the in-memory book: a batch answers per message, a republished
 //! event (a new envelope id, the same `detail.eventId`) is applied once and answered the same,
-//! a failed message is reported by its id only.
+//! a failed message is reported by its id only; a compensation's direct requests are answered
+//! from the same book, and a payload that is neither is `Fatal.BadInput`.
+
+use std::sync::{Arc, Mutex};
 
 use docket_core::ids::Tenant;
 use docket_core::memory::{accepted_event, MemoryPayable};
-use docket_core::saga::sink::Answer;
-use docket_core::saga::EventBody;
+use docket_core::ports::{AnswerBus, Downstream, PayableBook};
+use docket_core::saga::sink::{Answer, Raced, Reads, Seen, Writes};
+use docket_core::saga::{EventBody, EventId, ReceiptId, Voided};
+use docket_core::Error;
+use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
 
 use super::handle;
+use crate::Failure;
+
+/// The in-memory consumer, also asked directly: [`MemoryPayable`]'s book answers the
+/// compensation's requests as `MemorySink` does.
+#[derive(Default)]
+struct Consumer(MemoryPayable);
+
+impl std::ops::Deref for Consumer {
+    type Target = MemoryPayable;
+    fn deref(&self) -> &MemoryPayable {
+        &self.0
+    }
+}
+
+impl PayableBook for Consumer {
+    async fn seen(&self, reads: &Reads) -> Result<Seen, Error> {
+        self.0.seen(reads).await
+    }
+    async fn commit(&self, writes: &Writes) -> Result<Result<(), Raced>, Error> {
+        self.0.commit(writes).await
+    }
+}
+
+impl AnswerBus for Consumer {
+    async fn answer(&self, answer: &Answer) -> Result<(), Error> {
+        self.0.answer(answer).await
+    }
+}
+
+impl Downstream for Consumer {
+    async fn receipt_for(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        let book = self.book.lock().unwrap();
+        Ok(book.receipt_for(event).map(|r| r.receipt_id.clone()))
+    }
+    async fn fence(&self, event: &EventId) -> Result<Option<ReceiptId>, Error> {
+        let mut book = self.book.lock().unwrap();
+        Ok(book.fence(event).map(|r| r.receipt_id.clone()))
+    }
+    async fn void(&self, receipt: &ReceiptId, reason: &str) -> Result<Voided, Error> {
+        self.book.lock().unwrap().void(receipt, reason)
+    }
+}
 
 fn accepted(logical_key: &str, number: &str) -> EventBody {
     accepted_event(&Tenant::parse("acme").unwrap(), logical_key, "1", number)
@@ -25,14 +73,13 @@ fn message(id: &str, envelope: &str, body: &EventBody) -> Value {
     json!({"messageId": id, "body": event.to_string(), "eventSource": "aws:sqs"})
 }
 
-async fn run(ports: &MemoryPayable, messages: Vec<Value>) -> Value {
-    let event = serde_json::from_value(json!({ "Records": messages })).unwrap();
-    handle(ports, event).await.unwrap()
+async fn run(ports: &Consumer, messages: Vec<Value>) -> Value {
+    handle(ports, json!({ "Records": messages })).await.unwrap()
 }
 
 #[tokio::test]
 async fn a_republished_event_is_applied_once_and_answered_the_same() {
-    let ports = MemoryPayable::default();
+    let ports = Consumer::default();
     let event = accepted("inv.png", "INV-1");
     let copy = accepted("copy.png", "INV-1");
     let out = run(
@@ -65,7 +112,7 @@ async fn a_republished_event_is_applied_once_and_answered_the_same() {
 
 #[tokio::test]
 async fn a_failed_answer_or_a_bad_message_is_reported_by_id_and_the_rest_applied() {
-    let ports = MemoryPayable::default();
+    let ports = Consumer::default();
     let event = accepted("inv.png", "INV-1");
     let other = accepted("other.png", "INV-2");
     *ports.fail_answers.lock().unwrap() = 1;
@@ -105,5 +152,168 @@ async fn a_failed_answer_or_a_bad_message_is_reported_by_id_and_the_rest_applied
     assert_eq!(
         ports.answers.lock().unwrap()[1].detail()["receiptId"],
         json!(receipt.to_string())
+    );
+}
+
+/// The `errorType` a failed invocation reports.
+fn error_type(result: Result<Value, Failure>) -> String {
+    Diagnostic::from(result.expect_err("a failure")).error_type
+}
+
+#[tokio::test]
+async fn a_direct_request_asks_the_book_and_a_fenced_event_is_refused_when_it_comes() {
+    let ports = Consumer::default();
+    let event = accepted("inv.png", "INV-1");
+    let late = accepted("late.png", "INV-2");
+    run(&ports, vec![message("m1", "env-1", &event)]).await;
+    let receipt = ReceiptId::for_event(&event.event_id).to_string();
+
+    let ask = |request: Value| handle(&ports, request);
+    let receipt_for = |e: &EventBody| json!({"action": "receiptFor", "eventId": e.event_id});
+    let fence = |e: &EventBody| json!({"action": "fence", "eventId": e.event_id});
+    assert_eq!(
+        ask(receipt_for(&event)).await.unwrap(),
+        json!({"receiptId": receipt})
+    );
+    assert_eq!(
+        ask(receipt_for(&late)).await.unwrap(),
+        json!({"receiptId": null})
+    );
+    assert_eq!(
+        ask(fence(&event)).await.unwrap(),
+        json!({"receiptId": receipt})
+    );
+    assert_eq!(ask(fence(&late)).await.unwrap(), json!({"receiptId": null}));
+    assert_eq!(ask(fence(&late)).await.unwrap(), json!({"receiptId": null}));
+
+    // The fenced event arrives after all: refused, and nothing is recorded for it.
+    let out = run(&ports, vec![message("m2", "env-2", &late)]).await;
+    assert_eq!(out, json!({"batchItemFailures": []}));
+    assert_eq!(
+        ports.answers.lock().unwrap().last().unwrap(),
+        &Answer::Refused {
+            event_id: late.event_id.clone(),
+            error: "Conflict.FencedOut".into()
+        }
+    );
+    assert_eq!(
+        ask(receipt_for(&late)).await.unwrap(),
+        json!({"receiptId": null})
+    );
+}
+
+#[tokio::test]
+async fn a_void_says_whether_it_voided_and_an_unknown_receipt_is_a_conflict() {
+    let ports = Consumer::default();
+    let event = accepted("inv.png", "INV-1");
+    run(&ports, vec![message("m1", "env-1", &event)]).await;
+    let receipt = ReceiptId::for_event(&event.event_id).to_string();
+    let void = |receipt: &str, reason: &str| {
+        handle(
+            &ports,
+            json!({"action": "void", "receiptId": receipt, "reason": reason}),
+        )
+    };
+    assert_eq!(
+        void(&receipt, "withdrawn").await.unwrap(),
+        json!({"voided": true, "alreadyVoided": null})
+    );
+    assert_eq!(
+        void(&receipt, "again").await.unwrap(),
+        json!({"voided": false, "alreadyVoided": "withdrawn"})
+    );
+    assert!(
+        ports
+            .book
+            .lock()
+            .unwrap()
+            .seen(&event)
+            .unwrap()
+            .live
+            .is_none(),
+        "the invoice's entry is freed"
+    );
+    assert_eq!(
+        error_type(void("rc-nobody", "withdrawn").await),
+        "Conflict.UnknownReceipt"
+    );
+}
+
+#[tokio::test]
+async fn a_payload_that_is_neither_a_batch_nor_a_request_is_bad_input() {
+    let ports = Consumer::default();
+    for payload in [
+        json!({}),
+        json!("fence"),
+        json!({"action": "apply", "eventId": "ev-1"}),
+        json!({"action": "fence"}),
+        json!({"action": "fence", "eventId": "ev-1", "documentId": "d"}),
+        json!({"action": "void", "receiptId": "rc-1"}),
+        json!({"Records": "not a list"}),
+    ] {
+        let failure = handle(&ports, payload.clone()).await;
+        assert_eq!(error_type(failure), "Fatal.BadInput", "{payload}");
+    }
+    assert!(ports.answers.lock().unwrap().is_empty());
+}
+
+/// A writer that keeps what the JSON log layer writes.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_direct_request_logs_in_the_span_of_its_event_or_receipt() {
+    let logs = Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_current_span(true)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let ports = Consumer::default();
+    let event = accepted("inv.png", "INV-1");
+    let fence = json!({"action": "fence", "eventId": event.event_id});
+    handle(&ports, fence).await.unwrap();
+    let void = json!({"action": "void", "receiptId": "rc-nobody", "reason": "withdrawn"});
+    handle(&ports, void).await.unwrap_err();
+
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let spans: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| {
+            let span = &l["span"];
+            assert_eq!(span["documentId"], json!(""), "{l}");
+            assert_eq!(span["runId"], json!(""), "{l}");
+            (
+                span["step"].as_str().unwrap(),
+                span["operationId"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            ("accounts-payable.fence", event.event_id.as_str()),
+            ("accounts-payable.void", "rc-nobody"),
+        ]
+    );
+    assert_eq!(
+        lines[1]["fields"]["error"],
+        json!("Conflict.UnknownReceipt")
     );
 }
