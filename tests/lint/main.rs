@@ -246,6 +246,8 @@ fn step_of(state: &Value) -> Option<Step> {
         ("${RouteFunctionArn}", Some("route")) => Step::Route,
         ("${RouteFunctionArn}", Some("fail")) => Step::Fail,
         ("${RouteFunctionArn}", Some("reject")) => Step::Reject,
+        ("${RouteFunctionArn}", Some("await_receipt")) => Step::Receipt,
+        ("${CompensateFunctionArn}", Some("compensate")) => Step::Compensate,
         ("${ReviewCallbackFunctionArn}", Some("open")) => Step::Review,
         ("${ReviewCallbackFunctionArn}", Some("escalate")) => Step::Escalate,
         _ => return None,
@@ -285,10 +287,13 @@ fn business_problems(asl: &Value) -> Vec<String> {
             continue;
         };
         let catch_all = caught_by_name(state, "States.ALL");
+        // After effects have happened, every failure is compensated (the error's name is the
+        // compensation's reason): a business outcome may share the catch-all's Compensate.
+        let compensates = |next: &str| step_of(&asl["States"][next]) == Some(Step::Compensate);
         for kind in step.business_outcomes() {
             match caught_by_name(state, kind.name()) {
                 None => problems.push(format!("{name}: {kind} is not caught by name")),
-                Some(next) if Some(next) == catch_all => {
+                Some(next) if Some(next) == catch_all && !compensates(next) => {
                     problems.push(format!("{name}: {kind} goes where the catch-all goes"))
                 }
                 Some(_) => {}

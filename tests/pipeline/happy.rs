@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use docket_core::ids::{DocumentId, RunId};
-use docket_core::saga::{EventId, EventKind};
+use docket_core::saga::{EventId, EventKind, ReceiptId};
 use docket_e2e::reviewers::{docket, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use serde_json::Value;
@@ -53,6 +53,7 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
             "Validate".into(),
             "Decide".into(),
             "Route".into(),
+            "AwaitReceipt".into(),
             "Done".into()
         ]),
         "{entered:?}"
@@ -68,13 +69,14 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
             "ocr.completed",
             "validation.completed",
             "run.completed",
-            "event.published"
+            "event.published",
+            "downstream.recorded"
         ]
     );
     assert!(chain
         .iter()
         .all(|e| e.draft.run_id.as_ref().map(|r| r.as_str()) == Some(run_id.as_str())));
-    let completed = &chain[chain.len() - 2];
+    let completed = &chain[chain.len() - 3];
     assert_eq!(completed.draft.output_pointers["result"], result_ptr);
 
     // Route's saga: the result's event was put on the bus once, under its stable id, and the
@@ -93,8 +95,8 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
     assert_eq!(stack.event_puts("document.recorded", &event).await, 1);
     assert_eq!(stack.event_puts("document.refused", &event).await, 0);
 
-    // `docket show` prints the run's saga journal: the two effects route made, confirmed with
-    // their ids; the downstream receipt is not yet waited for.
+    // `docket show` prints the run's saga journal: its three effects, confirmed with their ids
+    // (the receipt the consumer answered ended the run's wait).
     let operator = Session { env: Vec::new() };
     let shown = docket(&operator, &["show", document.as_str()]).await;
     assert!(
@@ -120,11 +122,22 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
         [
             ("result.promoted", "confirmed"),
             ("event.published", "confirmed"),
-            ("downstream.recorded", "not-attempted")
+            ("downstream.recorded", "confirmed")
         ]
     );
     assert_eq!(saga["entries"][1]["ids"]["eventId"], event.as_str());
     assert!(saga["entries"][1]["ids"]["entryId"].is_string(), "{saga}");
+    let receipt = ReceiptId::for_event(&event).to_string();
+    assert_eq!(
+        saga["entries"][2]["ids"]["receiptId"],
+        receipt.as_str(),
+        "{saga}"
+    );
+    let outbox = stack.item("OutboxTable", "eventId", event.as_str()).await;
+    assert_eq!(
+        s(&outbox.into_iter().collect(), "delivery"),
+        "confirmed-delivered"
+    );
     document
 }
 

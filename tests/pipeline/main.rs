@@ -15,4 +15,5 @@ mod lost_ack;
 mod obligations;
 mod privacy;
 mod review;
+mod saga;
 mod sweeper;

@@ -2,19 +2,20 @@
 //! variables: the adapters every function shares, and the ones only some have.
 
 use aws_config::SdkConfig;
+use docket_aws::downstream::LambdaDownstream;
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::events::EventBridgeBus;
 use docket_aws::ledger::DynamoLedger;
 use docket_aws::review::DynamoReviewStore;
 use docket_aws::s3::S3Blobs;
-use docket_aws::saga::{DynamoJournal, DynamoOutbox};
+use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox, HasReviews,
-    HasStore, HasWorkflow,
+    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
+    HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use docket_core::review::identity::Reviewers;
 use docket_core::steps::{Clock, Context, Layout};
@@ -82,8 +83,9 @@ impl Extra for Review {
     }
 }
 
-/// What route has for its saga: the journal and the outbox (their tables are also the store's,
-/// for the writes committed with an audit entry) and the bus it publishes on.
+/// What the functions that run the saga share: the journal and the outbox (their tables are
+/// also the store's, for the writes committed with an audit entry) and the bus events are
+/// published on.
 pub struct Saga {
     /// `SAGA_JOURNAL_TABLE`.
     pub journal: DynamoJournal,
@@ -96,7 +98,7 @@ pub struct Saga {
 impl Extra for Saga {
     fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
         let tables = store.saga().ok_or_else(|| {
-            Error::Internal("route needs SAGA_JOURNAL_TABLE and OUTBOX_TABLE".into())
+            Error::Internal("the saga needs SAGA_JOURNAL_TABLE and OUTBOX_TABLE".into())
         })?;
         let client = store.client();
         Ok(Saga {
@@ -104,6 +106,61 @@ impl Extra for Saga {
             outbox: DynamoOutbox::new(client.clone(), &tables.outbox),
             events: EventBridgeBus::with_faults(sdk, env("EVENT_BUS_NAME")?, faults),
         })
+    }
+}
+
+/// A function's own adapters that include the saga's.
+pub trait WithSaga {
+    /// The saga's adapters.
+    fn saga(&self) -> &Saga;
+}
+
+/// What route has: the saga, the receipt waits and the callback that ends a wait.
+pub struct Route {
+    /// The saga's adapters.
+    pub saga: Saga,
+    /// `RECEIPT_WAITS_TABLE`.
+    pub waits: DynamoWaits,
+    /// Step Functions' SendTaskSuccess/SendTaskFailure.
+    pub callback: SfnCallback,
+}
+
+impl Extra for Route {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        Ok(Route {
+            saga: Saga::from_env(sdk, faults, store)?,
+            waits: DynamoWaits::new(store.client().clone(), env("RECEIPT_WAITS_TABLE")?),
+            callback: SfnCallback::with_faults(sdk, faults),
+        })
+    }
+}
+
+impl WithSaga for Route {
+    fn saga(&self) -> &Saga {
+        &self.saga
+    }
+}
+
+/// What compensate has: the saga, and the consumer it asks by ids.
+pub struct Compensation {
+    /// The saga's adapters.
+    pub saga: Saga,
+    /// `DOWNSTREAM_FUNCTION`: the consumer's function.
+    pub downstream: LambdaDownstream,
+}
+
+impl Extra for Compensation {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        Ok(Compensation {
+            saga: Saga::from_env(sdk, faults, store)?,
+            downstream: LambdaDownstream::with_faults(sdk, env("DOWNSTREAM_FUNCTION")?, faults),
+        })
+    }
+}
+
+impl WithSaga for Compensation {
+    fn saga(&self) -> &Saga {
+        &self.saga
     }
 }
 
@@ -207,23 +264,44 @@ impl HasCallback for Deps<Review> {
     }
 }
 
-impl HasJournal for Deps<Saga> {
+impl<X: WithSaga + Sync> HasJournal for Deps<X> {
     type Journal = DynamoJournal;
     fn journal(&self) -> &DynamoJournal {
-        &self.extra.journal
+        &self.extra.saga().journal
     }
 }
 
-impl HasOutbox for Deps<Saga> {
+impl<X: WithSaga + Sync> HasOutbox for Deps<X> {
     type Outbox = DynamoOutbox;
     fn outbox(&self) -> &DynamoOutbox {
-        &self.extra.outbox
+        &self.extra.saga().outbox
     }
 }
 
-impl HasEvents for Deps<Saga> {
+impl<X: WithSaga + Sync> HasEvents for Deps<X> {
     type Events = EventBridgeBus;
     fn events(&self) -> &EventBridgeBus {
-        &self.extra.events
+        &self.extra.saga().events
+    }
+}
+
+impl HasWaits for Deps<Route> {
+    type Waits = DynamoWaits;
+    fn waits(&self) -> &DynamoWaits {
+        &self.extra.waits
+    }
+}
+
+impl HasCallback for Deps<Route> {
+    type Callback = SfnCallback;
+    fn callback(&self) -> &SfnCallback {
+        &self.extra.callback
+    }
+}
+
+impl HasDownstream for Deps<Compensation> {
+    type Downstream = LambdaDownstream;
+    fn downstream(&self) -> &LambdaDownstream {
+        &self.extra.downstream
     }
 }

@@ -1,5 +1,6 @@
 //! Route's saga on DynamoDB: the per-run compensation journal (`journal.rs`), the outbox
-//! (`outbox.rs`) and the restore of a promotion on the documents table (`restore.rs`).
+//! (`outbox.rs`), the restore of a promotion on the documents table (`restore.rs`), and the
+//! receipt waits (`waits.rs`, apart from every transaction).
 //!
 //! Each module gives the adapter of its port (reads, and the writes that have no audit entry of
 //! their own) and the transaction item of its `Change`, which `DynamoStore` puts into the
@@ -19,9 +20,11 @@
 pub mod journal;
 pub mod outbox;
 pub mod restore;
+pub mod waits;
 
 pub use journal::DynamoJournal;
 pub use outbox::DynamoOutbox;
+pub use waits::DynamoWaits;
 
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};

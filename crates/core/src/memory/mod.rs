@@ -16,7 +16,9 @@ pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
 pub use payable::{accepted_event, MemoryPayable};
 pub use review::MemoryReviewStore;
-pub use saga::{failed_compensation, MemoryBus, MemoryJournal, MemoryOutbox, MemorySink};
+pub use saga::{
+    failed_compensation, MemoryBus, MemoryJournal, MemoryOutbox, MemorySink, MemoryWaits,
+};
 pub use store::MemoryStore;
 pub use workflow::{MemoryCallback, MemoryWorkflow};
 
@@ -24,7 +26,7 @@ use crate::config::PipelineConfig;
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::ports::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasReviews, HasStore, HasWorkflow,
+    HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use crate::steps::{Clock, Context, Layout};
 
@@ -49,6 +51,8 @@ pub struct MemoryPorts {
     pub events: MemoryBus,
     /// The downstream consumer.
     pub downstream: MemorySink,
+    /// The receipt waits.
+    pub waits: MemoryWaits,
 }
 
 impl HasBlobs for MemoryPorts {
@@ -125,6 +129,13 @@ impl HasDownstream for MemoryPorts {
     type Downstream = MemorySink;
     fn downstream(&self) -> &MemorySink {
         &self.downstream
+    }
+}
+
+impl HasWaits for MemoryPorts {
+    type Waits = MemoryWaits;
+    fn waits(&self) -> &MemoryWaits {
+        &self.waits
     }
 }
 

@@ -7,7 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::ids::RunId;
-use crate::ports::{Deliver, Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
+use crate::model::run::TaskToken;
+use crate::ports::{
+    Deliver, Downstream, EventBus, Outbox, ReceiptWaits, SagaJournal, StaleJournal,
+};
+use crate::saga::sink::Answer;
 use crate::saga::CompensationStatus;
 use crate::saga::{
     Advance, Book, Delivery, EventBody, EventId, Journal, JournalEntry, OutboxRecord, ReceiptId,
@@ -255,4 +259,36 @@ pub fn failed_compensation(run: &RunId, entry_id: &str, owner: &str) -> Journal 
         ])
         .expect("a valid sequence")
         .expect("it changes the journal")
+}
+
+/// One event's wait: the waiting token (as text) and the consumer's answer.
+#[derive(Debug, Clone, Default)]
+pub struct Wait {
+    /// The newest waiting token.
+    pub token: Option<String>,
+    /// The answer.
+    pub answer: Option<Answer>,
+}
+
+/// The receipt waits under one lock, per event.
+#[derive(Debug, Default)]
+pub struct MemoryWaits {
+    /// Per event, its wait.
+    pub waits: Mutex<BTreeMap<EventId, Wait>>,
+}
+
+impl ReceiptWaits for MemoryWaits {
+    async fn wait(&self, event: &EventId, token: &TaskToken) -> Result<Option<Answer>, Error> {
+        let mut waits = self.waits.lock().unwrap();
+        let wait = waits.entry(event.clone()).or_default();
+        wait.token = Some(token.expose().to_string());
+        Ok(wait.answer.clone())
+    }
+
+    async fn answered(&self, answer: &Answer) -> Result<Option<TaskToken>, Error> {
+        let mut waits = self.waits.lock().unwrap();
+        let wait = waits.entry(answer.event_id().clone()).or_default();
+        wait.answer = Some(answer.clone());
+        wait.token.clone().map(TaskToken::new).transpose()
+    }
 }

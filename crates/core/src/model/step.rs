@@ -24,11 +24,15 @@ pub enum Step {
     Review,
     /// Escalating a review that was not decided in time (`steps::review::escalate`).
     Escalate,
+    /// Waiting for the downstream consumer's receipt (`steps::saga::await_receipt`, `receipt`).
+    Receipt,
+    /// Undoing a run's saga in reverse order (`steps::saga::compensate_run`).
+    Compensate,
 }
 
 impl Step {
     /// Every step, in pipeline order.
-    pub const ALL: [Step; 7] = [
+    pub const ALL: [Step; 9] = [
         Step::Ocr,
         Step::Validate,
         Step::Route,
@@ -36,6 +40,8 @@ impl Step {
         Step::Reject,
         Step::Review,
         Step::Escalate,
+        Step::Receipt,
+        Step::Compensate,
     ];
 
     /// The steps whose operations the operation ledger holds (to join a run with them).
@@ -51,6 +57,8 @@ impl Step {
             Step::Reject => "reject",
             Step::Review => "review",
             Step::Escalate => "escalate",
+            Step::Receipt => "receipt",
+            Step::Compensate => "compensate",
         }
     }
 
@@ -63,7 +71,8 @@ impl Step {
             Step::Ocr => &[ErrorKind::OcrFailed],
             Step::Validate => &[ErrorKind::DocumentInvalid],
             Step::Review => &[ErrorKind::ReviewRejected],
-            Step::Route | Step::Fail | Step::Reject | Step::Escalate => &[],
+            Step::Receipt => &[ErrorKind::DuplicateInvoice],
+            Step::Route | Step::Fail | Step::Reject | Step::Escalate | Step::Compensate => &[],
         }
     }
 
@@ -90,7 +99,17 @@ mod tests {
         let names: Vec<_> = Step::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(
             names,
-            ["ocr", "validate", "route", "fail", "reject", "review", "escalate"]
+            [
+                "ocr",
+                "validate",
+                "route",
+                "fail",
+                "reject",
+                "review",
+                "escalate",
+                "receipt",
+                "compensate"
+            ]
         );
         for step in Step::ALL {
             assert_eq!(
@@ -113,6 +132,7 @@ mod tests {
                 ("ocr", &[ErrorKind::OcrFailed][..]),
                 ("validate", &[ErrorKind::DocumentInvalid][..]),
                 ("review", &[ErrorKind::ReviewRejected][..]),
+                ("receipt", &[ErrorKind::DuplicateInvoice][..]),
             ]
         );
     }

@@ -4,8 +4,8 @@
 //! steps use; the unit tests hand every step [`crate::memory::MemoryPorts`].
 
 use super::{
-    BlobStore, Downstream, EventBus, Ledger, Ocr, Outbox, ReviewStore, SagaJournal, Store,
-    TaskCallback, Workflow,
+    BlobStore, Downstream, EventBus, Ledger, Ocr, Outbox, ReceiptWaits, ReviewStore, SagaJournal,
+    Store, TaskCallback, Workflow,
 };
 
 /// Declares one accessor trait: `$has` gives `&Self::$assoc`, a `$port`.
@@ -64,4 +64,8 @@ accessor! {
 accessor! {
     /// A bundle with the downstream consumer.
     HasDownstream { type Downstream: Downstream; fn downstream; }
+}
+accessor! {
+    /// A bundle with the receipt waits.
+    HasWaits { type Waits: ReceiptWaits; fn waits; }
 }

@@ -16,12 +16,12 @@ mod workflow;
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
     HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasReviews, HasStore, HasWorkflow,
+    HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use payable::{AnswerBus, PayableBook};
 pub use review::ReviewStore;
-pub use saga::{Deliver, Downstream, EventBus, Outbox, SagaJournal, StaleJournal};
+pub use saga::{Deliver, Downstream, EventBus, Outbox, ReceiptWaits, SagaJournal, StaleJournal};
 pub use store::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 pub use workflow::{Started, TaskCallback, Workflow};

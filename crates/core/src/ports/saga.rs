@@ -11,6 +11,8 @@ use std::future::Future;
 use time::OffsetDateTime;
 
 use crate::ids::RunId;
+use crate::model::run::TaskToken;
+use crate::saga::sink::Answer;
 use crate::saga::{EventBody, EventId, Journal, OutboxRecord, ReceiptId, Voided};
 use crate::Error;
 
@@ -99,4 +101,23 @@ pub trait Deliver: Downstream {
     /// Delivers an accepted event and answers the consumer's receipt (the same receipt for a
     /// redelivery). Refusals: `Business.DuplicateInvoice`, `Conflict.StaleVersion`.
     fn deliver(&self, body: &EventBody) -> impl Future<Output = Result<ReceiptId, Error>> + Send;
+}
+
+/// Where the workflow waits for the consumer's answer to an accepted event: the waiting Task's
+/// token and the answer, kept side by side in one item per event, each write answering what the
+/// other wrote before. Whichever of the two arrives second finds the first, so an answer that
+/// comes before the wait began is kept, not lost.
+pub trait ReceiptWaits: Send + Sync {
+    /// Keeps `token` as the one waiting for `event`'s answer (a newer token replaces an older
+    /// one); the answer, if it came first.
+    fn wait(
+        &self,
+        event: &EventId,
+        token: &TaskToken,
+    ) -> impl Future<Output = Result<Option<Answer>, Error>> + Send;
+    /// Keeps the consumer's `answer`; the token waiting for it, if the wait began first.
+    fn answered(
+        &self,
+        answer: &Answer,
+    ) -> impl Future<Output = Result<Option<TaskToken>, Error>> + Send;
 }

@@ -36,6 +36,12 @@ pub enum RunStatus {
     /// The review was not decided in time: the run waits for its owner (`docket ops
     /// unresolved`), never silently failed.
     Escalated,
+    /// Completed, then a later saga effect failed (the consumer refused it, or its receipt did
+    /// not come in time): every effect that happened was undone, in reverse order.
+    Compensated,
+    /// Completed, then a compensation failed for good: an open obligation with an owner
+    /// (`docket ops unresolved`), never a silent success.
+    CompensationFailed,
 }
 
 impl RunStatus {
@@ -51,6 +57,8 @@ impl RunStatus {
             RunStatus::Unresolved => "unresolved",
             RunStatus::Rejected => "rejected",
             RunStatus::Escalated => "escalated",
+            RunStatus::Compensated => "compensated",
+            RunStatus::CompensationFailed => "compensation_failed",
         }
     }
 }

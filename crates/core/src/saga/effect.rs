@@ -11,10 +11,6 @@ use crate::ids::{OperationId, RunId};
 use crate::model::step::Step;
 use crate::Error;
 
-/// The step name of a compensation's operation id (`OperationId::new(run, "compensate",
-/// Some(effect))`): a compensation is an operation of its own, never the effect's.
-pub const COMPENSATE_STEP: &str = "compensate";
-
 /// One effect of route's saga, in the order the saga makes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Effect {
@@ -70,7 +66,7 @@ impl Effect {
 
     /// The operation that compensates this effect of `run`.
     pub fn compensation(self, run: &RunId) -> OperationId {
-        OperationId::new(run, COMPENSATE_STEP, Some(self.name()))
+        OperationId::new(run, Step::Compensate.name(), Some(self.name()))
     }
 }
 

@@ -78,6 +78,9 @@ pub enum Transition {
     Claim(Effect, EffectIds),
     /// After an effect or a look-up: uncertain → confirmed or not-attempted.
     Settle(Effect, Outcome),
+    /// The consumer refused the effect (the error's name): uncertain or not-attempted →
+    /// not-attempted, the refusal noted. A repeat of the same refusal changes nothing.
+    Refused(Effect, String),
     /// Compensation begins: what happened or may have happened becomes `pending`.
     BeginCompensation(String),
     /// Before a compensation: pending/attempted → attempted, one more attempt. It carries the
@@ -202,6 +205,17 @@ impl Journal {
                             e.compensation = C::NotRequired;
                         }
                     }
+                }
+            }
+            Transition::Refused(effect, error) => {
+                let e = &mut next.entries[*effect as usize];
+                if e.evidence == Evidence::Confirmed {
+                    return Err(refuse(self, *effect, "is confirmed; it was not refused"));
+                }
+                e.evidence = Evidence::NotAttempted;
+                e.note = Some(format!("refused: {error}"));
+                if e.compensation == C::Pending {
+                    e.compensation = C::NotRequired;
                 }
             }
             Transition::BeginCompensation(reason) => {

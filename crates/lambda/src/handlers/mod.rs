@@ -5,6 +5,7 @@
 
 pub mod accounts_payable;
 pub mod audit_digest;
+pub mod compensate;
 pub mod ingest;
 pub mod ocr;
 pub mod review;

@@ -2,21 +2,28 @@
 //! it as stale); `action: fail` records a run that ended in a technical failure, `action: reject`
 //! one a reviewer rejected. See `docket_core::steps::route`. `action: sweep` (a schedule) relays
 //! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`).
+//! `action: await_receipt` (a Task with a token) waits for the consumer's answer to the run's
+//! accepted event, and `action: receipt` (a rule on the bus) is that answer
+//! (`docket_core::steps::saga::receipt`).
 
-use docket_core::model::run::{ObjectRef, RunInput};
+use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasEvents, HasJournal, HasOutbox, HasStore};
+use docket_core::ports::{
+    HasBlobs, HasCallback, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits, Outbox,
+};
+use docket_core::saga::sink::Answer;
 use docket_core::saga::Effect;
 use docket_core::steps::review::Reviewed;
 use docket_core::steps::saga::{self, Swept};
 use docket_core::steps::{route, Context};
+use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::{answer, run_step, span, traced, Failure};
 
 /// What route runs on: the shared adapters and its saga's.
-pub type Deps = crate::Deps<crate::deps::Saga>;
+pub type Deps = crate::Deps<crate::deps::Route>;
 
 /// What the state machine sends (`Route`, `RouteReviewed`, `RecordFailure`, `RecordRejected`).
 #[derive(Debug, Deserialize)]
@@ -45,6 +52,24 @@ pub enum Request {
         /// The run.
         run: RunInput,
     },
+    /// Wait for the consumer's answer to the run's accepted event (`AwaitReceipt`, a Task with
+    /// a token).
+    AwaitReceipt {
+        /// The run.
+        run: RunInput,
+        /// The waiting Task's token (`$$.Task.Token`; serialized by the fixture tests only).
+        #[cfg_attr(test, serde(serialize_with = "crate::fixtures::expose_token"))]
+        token: TaskToken,
+    },
+    /// The consumer's answer, as the bus's rule delivers it: the event's `detail-type` and
+    /// `detail`.
+    Receipt {
+        /// `document.recorded` or `document.refused`.
+        #[serde(rename = "detailType")]
+        detail_type: String,
+        /// The answer's ids.
+        detail: Value,
+    },
     /// Relay the events left `persisted` for longer than this (the outbox sweeper's schedule).
     Sweep {
         /// How long a record may stay `persisted` before the sweeper takes it from route.
@@ -67,7 +92,7 @@ pub struct CaughtError {
 
 /// Routes, or records the failure or rejection.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents),
+    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents + HasWaits + HasCallback),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
@@ -94,10 +119,54 @@ pub async fn handle(
             run_step("route.reject", Step::Reject, &run, work).await?;
             Ok(json!({"status": "rejected"}))
         }
+        Request::AwaitReceipt { run, token } => {
+            let work = saga::await_receipt(ports, &run.run_id, &token);
+            let waited = run_step("route.await_receipt", Step::Receipt, &run, async {
+                let waited = work.await?;
+                tracing::info!(wait = waited.name(), "awaiting the receipt");
+                Ok(waited.name())
+            });
+            waited.await
+        }
+        Request::Receipt {
+            detail_type,
+            detail,
+        } => receipt(ports, ctx, &detail_type, detail).await,
         Request::Sweep { older_than_seconds } => {
             answer(&sweep(ports, ctx, older_than_seconds).await?)
         }
     }
+}
+
+/// Settles the consumer's answer (a `detail` without its type, as the bus carries it) under
+/// the ids of the run whose event it answers.
+async fn receipt(
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasWaits + HasCallback),
+    ctx: &Context,
+    detail_type: &str,
+    mut detail: Value,
+) -> Result<Value, Failure> {
+    let bad = |e: String| Failure(Error::BadInput(format!("answer: {e}")));
+    let fields = detail
+        .as_object_mut()
+        .ok_or_else(|| bad("not an object".into()))?;
+    fields.insert("detailType".into(), detail_type.into());
+    let answer: Answer = serde_json::from_value(detail).map_err(|e| bad(e.to_string()))?;
+    let event = answer.event_id().clone();
+    let record = traced(span("route.receipt", "-", "-", event.as_str()), async {
+        let record = ports.outbox().record(&event).await?;
+        record.ok_or_else(|| Error::BadInput(format!("no event {event} was published")))
+    });
+    let body = record.await?.body;
+    let op = Effect::DownstreamRecorded.operation(&body.run_id);
+    let (document, run) = (body.document_id.as_str(), body.run_id.as_str());
+    traced(span("route.receipt", document, run, op.as_str()), async {
+        let settled = saga::receipt(ports, ctx, &answer).await?.is_some();
+        let answer = answer.detail_type();
+        tracing::info!(answer, settled, "the consumer answered");
+        Ok(json!({"answer": answer, "settled": settled}))
+    })
+    .await
 }
 
 /// Announces every event stuck `persisted` for longer than `older_than` seconds, each under the

@@ -13,7 +13,7 @@ use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
 use time::macros::datetime;
 
-use super::{ingest, ocr, review, route, validate};
+use super::{compensate, ingest, ocr, review, route, validate};
 use crate::{parse, review_api, Failure};
 
 const ASL: &str = include_str!("../../../../statemachines/document-pipeline.asl.json");
@@ -56,6 +56,10 @@ fn template(t: &Value, input: &Value) -> Value {
             continue;
         };
         let path = value.as_str().expect("a path");
+        if let Some(intrinsic) = intrinsic(path) {
+            out.insert(key.into(), intrinsic);
+            continue;
+        }
         let (root, rest) = match path.strip_prefix("$$.") {
             Some(rest) => (&context, rest),
             None => (input, path.strip_prefix("$.").expect("a $. path")),
@@ -67,6 +71,20 @@ fn template(t: &Value, input: &Value) -> Value {
         out.insert(key.into(), found.clone());
     }
     Value::Object(out)
+}
+
+/// The stack parameters the definition's intrinsics read, as the tests deploy it.
+const SUBSTITUTIONS: [(&str, &str); 1] = [("${ReceiptTimeoutSeconds}", "900")];
+
+/// `States.StringToJson('…')` of a substituted stack parameter, evaluated; `None` for a path.
+fn intrinsic(path: &str) -> Option<Value> {
+    let text = path
+        .strip_prefix("States.StringToJson('")?
+        .strip_suffix("')")?;
+    let text = SUBSTITUTIONS
+        .iter()
+        .fold(text.to_string(), |t, (name, value)| t.replace(name, value));
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
 }
 
 /// The payload the Task `name` sends in the execution `state`.
@@ -495,4 +513,86 @@ async fn the_scheduled_sweep_relays_the_event_a_failed_route_left_persisted() {
     assert_eq!(swept.unwrap(), json!({"relayed": 1, "failed": []}));
     assert_eq!(again.unwrap(), json!({"relayed": 0, "failed": []}));
     assert_eq!(w.ports.events.published(accepted).len(), 1);
+}
+
+#[tokio::test]
+async fn a_routed_run_waits_for_the_consumers_receipt_which_ends_the_wait() {
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    assert_eq!(state["route"]["receiptSeconds"], 900, "{state}");
+
+    let waited = w.route("AwaitReceipt", &mut state).await;
+    assert_eq!(waited, "waiting");
+    assert!(w.ports.callback.calls.lock().unwrap().is_empty());
+
+    let answer = w.consumer_answers(&state).await;
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    assert_eq!(
+        answer,
+        json!({"answer": "document.recorded", "settled": true})
+    );
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].0, TOKEN);
+    assert_eq!(calls[0].1.as_ref().unwrap()["status"], "recorded");
+}
+
+#[tokio::test]
+async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
+    let w = world();
+    let mut first = w.validated("inbox/acme/first.png", 0.99).await;
+    w.route("Route", &mut first).await;
+    w.consumer_answers(&first).await;
+    let mut state = w.validated("inbox/acme/copy.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    w.route("AwaitReceipt", &mut state).await;
+
+    w.consumer_answers(&state).await;
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    let refusal = calls[0].1.clone().unwrap_err();
+    assert_eq!(refusal, "Business.DuplicateInvoice");
+    let catch = &task("AwaitReceipt")["Catch"][0];
+    assert_eq!(catch["ErrorEquals"][0], refusal.as_str());
+    assert_eq!(catch["Next"], "Compensate");
+    state["error"] = json!({"Error": refusal, "Cause": "the consumer refused the event"});
+
+    let request = parse(payload("Compensate", &state)).unwrap();
+    let answer = compensate::handle(&w.ports, &w.ctx, request).await.unwrap();
+    keep("Compensate", answer, &mut state);
+
+    assert_eq!(state["compensation"]["end"], "compensated", "{state}");
+}
+
+impl World {
+    /// The consumer applies the run's accepted event and answers on the bus; route gets the
+    /// answer as the receipt rule's input transformer shapes it.
+    async fn consumer_answers(&self, state: &Value) -> Value {
+        use docket_core::ports::Outbox;
+        use docket_core::saga::sink::Answer;
+        use docket_core::saga::{EventId, EventKind};
+        let run: docket_core::model::run::RunInput = parse(state["run"].clone()).unwrap();
+        let id = EventId::new(&run.run_id, EventKind::Accepted);
+        let record = self.ports.store.outbox.record(&id).await.unwrap().unwrap();
+        let applied = self
+            .ports
+            .downstream
+            .book
+            .lock()
+            .unwrap()
+            .apply(&record.body);
+        let answer = match applied {
+            Ok(a) => Answer::Recorded {
+                event_id: id,
+                receipt_id: a.receipt().clone(),
+                voided_receipt_id: None,
+            },
+            Err(e) => Answer::refused(&id, &e),
+        };
+        let request = json!({"action": "receipt", "detailType": answer.detail_type(),
+                             "detail": answer.detail()});
+        let request = parse(request).unwrap();
+        route::handle(&self.ports, &self.ctx, request)
+            .await
+            .unwrap()
+    }
 }

@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{commit, commit_or_busy, draft, relay, update, Context};
-use crate::ids::{OperationId, RunId};
+use crate::ids::RunId;
+use crate::model::run::RunInput;
+use crate::model::step::Step;
 use crate::ports::{
     Change, Downstream, HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore, Outbox, Refused,
-    SagaJournal, Store,
+    RunStatus, SagaJournal, Store,
 };
-use crate::saga::effect::COMPENSATE_STEP;
 use crate::saga::{
     plan, Action, CompensationRules, CompensationStatus, Effect, EffectIds, Journal, Outcome,
     Planned, SagaEnd, Transition, Voided, MAX_COMPENSATION_ATTEMPTS,
@@ -91,7 +92,7 @@ pub async fn compensate(
             undo(ports, ctx, &journal, effect, &action, &rules, reason).await?
         };
     }
-    let op = OperationId::new(run, COMPENSATE_STEP, None);
+    let op = Step::Compensate.operation(run);
     let audit = |j: &Journal| {
         let end = j.end.expect("finished");
         let detail = json!({"reason": j.compensation_reason});
@@ -108,6 +109,39 @@ pub async fn compensate(
         end: journal.end.expect("finished"),
         already_ended: false,
     })
+}
+
+/// Compensates `input`'s saga after `error` (its name) ended it in the workflow — the consumer
+/// refused the event, or its receipt did not come in time — and records how the completed run
+/// ended, with its audit entry: `compensated`, `compensation_failed` (an open obligation), or
+/// `failed` with `error` when nothing had to be undone. Safe to repeat: the saga answers its
+/// end, and the run's status moves only from `completed`.
+pub async fn compensate_run(
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
+    ctx: &Context,
+    input: &RunInput,
+    error: &str,
+) -> Result<Compensation, Error> {
+    let done = compensate(ports, ctx, &input.run_id, error).await?;
+    let to = match done.end {
+        SagaEnd::Compensated => RunStatus::Compensated,
+        SagaEnd::CompensationFailed => RunStatus::CompensationFailed,
+        SagaEnd::NotRequired => RunStatus::Failed,
+    };
+    let change = Change::SetRunStatus {
+        run_id: input.run_id.clone(),
+        from: RunStatus::Completed,
+        to,
+        outputs: Default::default(),
+        error: Some(error.to_string()),
+    };
+    let op = Step::Compensate.operation(&input.run_id);
+    let action = format!("run.{}", to.as_str());
+    let entry = draft(ctx, &input.run_id, &op, &action, json!({"error": error}));
+    // Refused: the run is no longer `completed` (a repeat recorded it already).
+    let _ =
+        super::super::record(ports.store(), ctx, &input.document_id, vec![change], entry).await?;
+    Ok(done)
 }
 
 /// Settles an uncertain effect by asking whoever holds its outcome, by its recorded ids; with

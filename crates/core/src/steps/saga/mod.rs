@@ -19,9 +19,11 @@
 //! [`compensate`] are exercised by the tests).
 
 mod compensate;
+mod receipt;
 mod sweep;
 
-pub use compensate::{compensate, Compensation};
+pub use compensate::{compensate, compensate_run, Compensation};
+pub use receipt::{await_receipt, receipt, Awaited};
 pub use sweep::{stuck, Swept};
 
 use serde::{Deserialize, Serialize};
@@ -38,6 +40,7 @@ use crate::ports::{
     HasJournal, HasOutbox, HasStore, Outbox, Refused, SagaJournal, Store,
 };
 use crate::saga::outbox::invoice_key;
+use crate::saga::sink::Answer;
 use crate::saga::{
     Advance, Delivery, Effect, EffectIds, EventBody, EventId, EventKind, Evidence, Journal,
     OutboxRecord, Outcome, PreviousResult, Transition,
@@ -167,7 +170,7 @@ fn persist(body: &EventBody) -> Result<Change, Error> {
 
 /// The change that moves `record` by `advance` (conditional on the state it was read in), or
 /// none when it already shows it.
-fn advance(record: &OutboxRecord, advance: Advance) -> Result<Option<Change>, Error> {
+pub(super) fn advance(record: &OutboxRecord, advance: Advance) -> Result<Option<Change>, Error> {
     Ok(record.advanced(&advance)?.map(|next| Change::Outbox {
         record: next,
         from: Some(record.delivery),
@@ -440,9 +443,9 @@ pub(super) async fn relay(
     Ok((entry, accepted))
 }
 
-/// `downstream.recorded`: the consumer applies the event and answers a receipt, which confirms
-/// the outbox record's delivery in the settlement's transaction. A refusal settles it
-/// not-attempted (with its audit entry) and is returned.
+/// `downstream.recorded` with a consumer that answers at once (the in-memory model of the bus
+/// and the consumer's answer): delivered, then settled by its answer as [`receipt`] settles it
+/// on AWS. A refusal is settled (with its audit entry) and returned.
 async fn deliver(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasDownstream<Downstream: Deliver>),
     ctx: &Context,
@@ -450,50 +453,51 @@ async fn deliver(
     body: &EventBody,
     evidence: Evidence,
 ) -> Result<(), Error> {
-    let effect = Effect::DownstreamRecorded;
-    let (run, op) = (&input.run_id, effect.operation(&input.run_id));
+    let (effect, run, event_id) = (Effect::DownstreamRecorded, &input.run_id, &body.event_id);
     if evidence == Evidence::Confirmed {
         return Ok(());
     }
-    let Some(ids) = claim_event(ports.journal(), run, effect, &body.event_id).await? else {
+    if claim_event(ports.journal(), run, effect, event_id)
+        .await?
+        .is_none()
+    {
         return Ok(());
-    };
+    }
     let held = match evidence {
-        Evidence::Uncertain => ports.downstream().receipt_for(&body.event_id).await?,
+        Evidence::Uncertain => ports.downstream().receipt_for(event_id).await?,
         _ => None,
     };
-    let receipt = match held {
-        Some(receipt) => receipt,
-        None => match ports.downstream().deliver(body).await {
-            Ok(receipt) => receipt,
-            Err(e) if matches!(e.family(), Family::Business | Family::Conflict) => {
-                let refused = [Transition::Settle(effect, Outcome::DidNotHappen)];
-                let detail = json!({"eventId": body.event_id, "error": e.name()});
-                let entry = draft(ctx, run, &op, "downstream.refused", detail);
-                commit_or_busy(ports, ctx, run, &refused, &[], |_| Some(entry.clone())).await?;
-                return Err(e);
-            }
-            Err(e) => return Err(e),
-        },
+    let delivered = match held {
+        Some(receipt) => Ok(receipt),
+        None => ports.downstream().deliver(body).await,
     };
-    let record = ports.outbox().record(&body.event_id).await?;
-    let record = record.ok_or_else(|| {
-        Error::Internal(format!("outbox has no event {} to deliver", body.event_id))
-    })?;
-    let delivered = advance(&record, Advance::Delivered(receipt.clone()))?;
-    let ids = EffectIds {
-        receipt_id: Some(receipt.clone()),
-        ..ids
+    let (answer, refusal) = match delivered {
+        Ok(receipt_id) => {
+            let event_id = event_id.clone();
+            let voided_receipt_id = None;
+            (
+                Answer::Recorded {
+                    event_id,
+                    receipt_id,
+                    voided_receipt_id,
+                },
+                None,
+            )
+        }
+        Err(e) if matches!(e.family(), Family::Business | Family::Conflict) => {
+            (Answer::refused(event_id, &e), Some(e))
+        }
+        Err(e) => return Err(e),
     };
-    let detail = json!({"eventId": body.event_id, "receiptId": receipt});
-    confirmed(ports, ctx, run, effect, ids, delivered, detail).await
+    receipt::settle(ports, ctx, &answer).await?;
+    refusal.map_or(Ok(()), Err)
 }
 
 /// `result`, unless it failed because another invocation of this saga confirmed `effect`
 /// meanwhile (a duplicate invocation: a retry after a timeout while the first still ran; the
 /// journal refuses its claim or settlement, as for any confirmed effect). Then the effect
 /// happened, once, and this caller has nothing left to do with it (`None`).
-async fn unless_confirmed<T>(
+pub(super) async fn unless_confirmed<T>(
     journal: &impl SagaJournal,
     run: &RunId,
     effect: Effect,

@@ -128,6 +128,7 @@ fn accepted_id(input: &RunInput) -> EventId {
 mod atomic;
 mod compensate;
 mod edges;
+mod receipt;
 mod route;
 
 #[tokio::test]
