@@ -56,7 +56,10 @@ async fn processed(stack: &Stack) -> (DocumentId, Vec<AuditEntry>) {
     let pdf = invoice_pdf(&invoice_lines("INV-2026-0042", "1234.50"));
     stack.upload(&format!("inbox/{tenant}/{name}"), pdf).await;
     stack.wait_for_runs(&document, 1).await;
-    let chain = stack.wait_for_action(&document, "event.published").await;
+    // The chain's last entry: the consumer's receipt settled (the chain grows no more).
+    let chain = stack
+        .wait_for_action(&document, "downstream.recorded")
+        .await;
     assert!(chain.len() >= 3, "a short chain proves little: {chain:?}");
     (document, chain)
 }

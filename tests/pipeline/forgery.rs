@@ -54,22 +54,25 @@ async fn invoke(
 
 /// The waitForTaskToken Task's ends (succeeded or failed) in the run's history.
 async fn review_task_ends(stack: &Stack, run_id: &str) -> usize {
-    stack
-        .history(run_id)
-        .await
-        .iter()
-        .filter(|e| {
-            let succeeded = e
-                .task_succeeded_event_details()
-                .map(|d| d.resource().to_string());
-            let failed = e
-                .task_failed_event_details()
-                .map(|d| d.resource().to_string());
-            succeeded
-                .or(failed)
-                .is_some_and(|r| r.contains("waitForTaskToken"))
-        })
-        .count()
+    let mut state = String::new();
+    let mut ends = 0;
+    for e in stack.history(run_id).await {
+        if let Some(entered) = e.state_entered_event_details() {
+            state = entered.name().to_string();
+        }
+        let succeeded = e
+            .task_succeeded_event_details()
+            .map(|d| d.resource().to_string());
+        let failed = e
+            .task_failed_event_details()
+            .map(|d| d.resource().to_string());
+        let callback = succeeded
+            .or(failed)
+            .is_some_and(|r| r.contains("waitForTaskToken"));
+        // The review's wait only: the receipt wait (AwaitReceipt) is ended by the consumer.
+        ends += usize::from(callback && state == "OpenReview");
+    }
+    ends
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use docket_aws::saga::DynamoJournal;
 use docket_core::ids::{DocumentId, RunId};
 use docket_core::ports::SagaJournal;
 use docket_core::saga::{CompensationStatus, Effect, EventId, EventKind, Evidence, SagaEnd};
+use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
 use crate::lost_ack::count_actions;
@@ -138,4 +139,142 @@ async fn a_second_document_with_the_same_invoice_is_refused_and_compensated_once
         .item("AccountsPayableTable", "pk", &format!("receipt#{receipt}"))
         .await;
     assert!(!entry.contains_key("voided"), "{entry:?}");
+}
+
+/// `docket retract DOC --reason …` as an operator runs it; its JSON answer, or its stderr.
+async fn retract(document: &DocumentId, reason: &str) -> Result<serde_json::Value, String> {
+    let operator = Session { env: Vec::new() };
+    let args = ["retract", document.as_str(), "--reason", reason];
+    let out = docket(&operator, &args).await;
+    match out.status.success() {
+        true => Ok(json_of(&out)),
+        false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+    }
+}
+
+/// Two versions of one document, each recorded downstream (the newer amends the older's
+/// entry); the document, the older run and the newer one.
+async fn two_versions(stack: &Stack, number: &str) -> (DocumentId, RunId, RunId) {
+    let tenant = tenant();
+    let (document, v1, status) = processed(stack, &tenant, "inv.pdf", number).await;
+    assert_eq!(status, "SUCCEEDED");
+    let body = invoice_pdf(&invoice_lines(number, "1,234.50"));
+    stack.upload(&format!("inbox/{tenant}/inv.pdf"), body).await;
+    let runs = stack.wait_for_runs(&document, 2).await;
+    let v2 = runs
+        .iter()
+        .map(|r| s(r, "runId"))
+        .find(|r| r != v1.as_str())
+        .expect("a second run");
+    assert_eq!(stack.wait_for_execution(&v2).await, "SUCCEEDED");
+    (document, v1, RunId::parse(&v2).unwrap())
+}
+
+#[tokio::test]
+async fn a_retract_voids_the_downstream_record_publishes_the_retraction_and_restores_the_previous_version(
+) {
+    // given two accepted versions of a document, the newer recorded downstream
+    let stack = Stack::load().await;
+    let (document, v1, v2) = two_versions(&stack, "INV-2026-0601").await;
+    let recorded = journal(&stack).journal(&v2).await.unwrap().unwrap();
+    let receipt = recorded
+        .entry(Effect::DownstreamRecorded)
+        .ids
+        .receipt_id
+        .clone();
+    let receipt = receipt.expect("v2 was recorded downstream");
+    let retraction = EventId::new(&v2, EventKind::Retracted);
+
+    // when an operator retracts the document, twice
+    let first = retract(&document, "sent to the wrong customer")
+        .await
+        .unwrap();
+    let second = retract(&document, "sent to the wrong customer")
+        .await
+        .unwrap();
+
+    // then the newer version's record is voided by its receipt id, the retraction is published
+    // once, and the older version is current again
+    assert_eq!(first["status"], "retracted", "{first}");
+    assert_eq!(first["runId"], v2.as_str());
+    assert_eq!(first["currentRunId"], v1.as_str());
+    assert_eq!(first["end"], "compensated");
+    let entry = stack
+        .item("AccountsPayableTable", "pk", &format!("receipt#{receipt}"))
+        .await;
+    assert_eq!(
+        s(&entry.into_iter().collect(), "voided"),
+        "retracted: sent to the wrong customer"
+    );
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 1);
+    let current = stack
+        .item("DocumentsTable", "documentId", document.as_str())
+        .await;
+    assert_eq!(current["currentRunId"].as_s().unwrap(), v1.as_str());
+    assert_eq!(current["retractedRunId"].as_s().unwrap(), v2.as_str());
+    let runs = stack.runs(&document).await;
+    let status = |run: &RunId| {
+        let r = runs.iter().find(|r| s(r, "runId") == run.as_str()).unwrap();
+        s(r, "status")
+    };
+    assert_eq!(status(&v2), "retracted");
+    assert_eq!(status(&v1), "completed");
+    let chain = stack.audit(&document).await;
+    let undone: Vec<_> = chain
+        .iter()
+        .filter(|e| e.draft.run_id.as_ref() == Some(&v2))
+        .map(|e| e.draft.action.as_str())
+        .skip_while(|a| *a != "downstream.recorded")
+        .collect();
+    assert_eq!(
+        undone,
+        [
+            "downstream.recorded",
+            "downstream.voided",
+            "event.retracted",
+            "result.restored",
+            "saga.compensated",
+            "run.retracted"
+        ]
+    );
+
+    // and the second retract did nothing, and said so
+    assert_eq!(second["status"], "already-retracted", "{second}");
+    let message = second["message"].as_str().unwrap();
+    assert!(message.contains("nothing more to retract"), "{message}");
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 1);
+    assert_eq!(
+        stack.audit(&document).await.len(),
+        chain.len(),
+        "no entry added"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_retracts_compensate_once() {
+    let stack = Stack::load().await;
+    let (document, v1, v2) = two_versions(&stack, "INV-2026-0602").await;
+    let retraction = EventId::new(&v2, EventKind::Retracted);
+
+    let (a, b) = tokio::join!(
+        retract(&document, "duplicate"),
+        retract(&document, "duplicate")
+    );
+
+    let answered: Vec<_> = [&a, &b]
+        .into_iter()
+        .filter_map(|r| r.as_ref().ok())
+        .collect();
+    assert!(!answered.is_empty(), "{a:?} {b:?}");
+    for refused in [&a, &b].into_iter().filter_map(|r| r.as_ref().err()) {
+        assert!(refused.contains("Transient.InProgress"), "{refused}");
+    }
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 1);
+    let chain = stack.audit(&document).await;
+    assert_eq!(count_actions(&chain, "result.restored"), 1);
+    assert_eq!(count_actions(&chain, "downstream.voided"), 1);
+    let current = stack
+        .item("DocumentsTable", "documentId", document.as_str())
+        .await;
+    assert_eq!(current["currentRunId"].as_s().unwrap(), v1.as_str());
 }

@@ -2,6 +2,7 @@
 
 mod audit;
 mod ops;
+mod retract;
 mod review;
 mod show;
 mod stack;
@@ -55,6 +56,9 @@ enum Command {
     /// Human review: list, show, approve and reject review tasks (through the review API).
     #[command(subcommand)]
     Review(review::Command),
+    /// Withdraw a document's accepted result: the downstream record voided, the retraction
+    /// published, the previous version current again.
+    Retract(retract::Args),
 }
 
 #[tokio::main]
@@ -68,5 +72,6 @@ async fn main() -> anyhow::Result<()> {
         Command::Audit(command) => audit::run(&stack, command, cli.output).await,
         Command::Ops(command) => ops::run(&stack, command, cli.output).await,
         Command::Review(command) => review::run(&stack, command, cli.output).await,
+        Command::Retract(args) => retract::run(&stack, args, cli.output).await,
     }
 }

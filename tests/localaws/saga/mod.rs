@@ -287,12 +287,14 @@ async fn a_restore_is_refused_when_a_newer_run_is_current() {
             tenant: tenant.clone(),
             current_run_id: run.clone(),
             source_order: order.into(),
+            retracted_run_id: None,
         })
     };
     let restore = |run: &RunId, previous: Option<PreviousResult>| Change::Restore {
         document: document.clone(),
         run: run.clone(),
         previous,
+        retracted: false,
     };
     f.store
         .commit(vec![promote(&older, "01")])

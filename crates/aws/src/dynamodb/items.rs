@@ -97,6 +97,9 @@ pub(super) fn document_from(item: &Item) -> Result<DocumentRecord, Error> {
         tenant: Tenant::parse(req_str(item, "tenant")?)?,
         current_run_id: RunId::parse(req_str(item, "currentRunId")?)?,
         source_order: req_str(item, "sourceOrder")?.to_string(),
+        retracted_run_id: opt_str(item, "retractedRunId")
+            .map(RunId::parse)
+            .transpose()?,
     })
 }
 

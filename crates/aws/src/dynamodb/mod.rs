@@ -268,11 +268,13 @@ impl DynamoStore {
                 document,
                 run,
                 previous,
+                retracted,
             } => crate::saga::restore::item(
                 &self.tables.documents,
                 &document,
                 &run,
                 previous.as_ref(),
+                retracted,
             ),
             Change::CreateRun(run) => TransactWriteItem::builder()
                 .put(

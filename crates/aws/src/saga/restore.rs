@@ -14,19 +14,25 @@ pub const RESTORE_CONDITION: &str = "currentRunId = :run";
 
 /// The transaction item that restores `previous` as `document`'s current result in `table`
 /// (deletes the document's record when `previous` is `None`), refused unless `run` is current.
+/// A `retracted` run is named in the restored record (`retractedRunId`).
 pub fn item(
     table: &str,
     document: &DocumentId,
     run: &RunId,
     previous: Option<&PreviousResult>,
+    retracted: bool,
 ) -> TransactWriteItem {
     let key = s(document.as_str());
     match previous {
         Some(p) => {
+            let expression = match retracted {
+                true => "SET currentRunId = :previous, sourceOrder = :order, retractedRunId = :run",
+                false => "SET currentRunId = :previous, sourceOrder = :order REMOVE retractedRunId",
+            };
             let update = Update::builder()
                 .table_name(table)
                 .key("documentId", key)
-                .update_expression("SET currentRunId = :previous, sourceOrder = :order")
+                .update_expression(expression)
                 .condition_expression(RESTORE_CONDITION)
                 .expression_attribute_values(":run", s(run.as_str()))
                 .expression_attribute_values(":previous", s(p.run_id.as_str()))

@@ -96,11 +96,13 @@ async fn the_saga_changes_are_conditional_items_of_one_transaction() {
             document: run().document_id(),
             run: run(),
             previous: Some(previous),
+            retracted: false,
         },
         Change::Restore {
             document: run().document_id(),
             run: run(),
             previous: None,
+            retracted: false,
         },
     ];
     let _ = store.commit(changes).await;

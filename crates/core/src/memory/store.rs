@@ -108,12 +108,16 @@ fn apply(locked: &mut Locked<'_>, change: Change) {
             locked.outbox.insert(record.body.event_id.clone(), record);
         }
         Change::Restore {
-            document, previous, ..
+            document,
+            run,
+            previous,
+            retracted,
         } => match previous {
             Some(p) => {
                 let doc = tables.documents.get_mut(&document).expect("checked");
                 doc.current_run_id = p.run_id;
                 doc.source_order = p.source_order;
+                doc.retracted_run_id = retracted.then_some(run);
             }
             None => {
                 tables.documents.remove(&document);

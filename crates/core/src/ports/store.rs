@@ -42,6 +42,9 @@ pub enum RunStatus {
     /// Completed, then a compensation failed for good: an open obligation with an owner
     /// (`docket ops unresolved`), never a silent success.
     CompensationFailed,
+    /// Completed, then withdrawn by an operator (`docket retract`): every effect undone, the
+    /// previous version's result current again.
+    Retracted,
 }
 
 impl RunStatus {
@@ -59,6 +62,7 @@ impl RunStatus {
             RunStatus::Escalated => "escalated",
             RunStatus::Compensated => "compensated",
             RunStatus::CompensationFailed => "compensation_failed",
+            RunStatus::Retracted => "retracted",
         }
     }
 }
@@ -105,6 +109,11 @@ pub struct DocumentRecord {
     pub current_run_id: RunId,
     /// That run's source order.
     pub source_order: String,
+    /// The run an operator retracted (`docket retract`) to make this one current again; none
+    /// once a run is promoted since (a promotion writes the whole record). A second retract of
+    /// the document finds it and does nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retracted_run_id: Option<RunId>,
 }
 
 /// One change in an atomic [`Store::commit`].
@@ -170,6 +179,9 @@ pub enum Change {
         run: RunId,
         /// What was current before it.
         previous: Option<PreviousResult>,
+        /// An operator retracted `run`: the restored record names it
+        /// ([`DocumentRecord::retracted_run_id`]).
+        retracted: bool,
     },
 }
 

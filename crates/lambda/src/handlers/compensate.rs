@@ -1,8 +1,12 @@
 //! compensate: undoes a run's saga in reverse order with the ids of what committed (uncertain
 //! effects looked up first), from the state machine's Catch after the run's event was published
 //! (the consumer refused it, its receipt did not come in time, or the wait failed), and records
-//! how the run ended. See `docket_core::steps::saga::compensate_run`.
+//! how the run ended. See `docket_core::steps::saga::compensate_run`. `action: retract` is an
+//! operator's withdrawal of a document's accepted result (`docket retract`; only principals
+//! allowed `lambda:InvokeFunction` on this function can ask: IAM is the check, and the audit
+//! log names this function as the actor, never a caller-supplied name).
 
+use docket_core::ids::DocumentId;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
 use docket_core::ports::{HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore};
@@ -11,7 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::route::CaughtError;
-use crate::{run_step, Failure};
+use crate::run_step;
+use crate::{answer, span, traced, Failure};
 
 /// What compensate runs on: the shared adapters, the saga's and the consumer's function.
 pub type Deps = crate::Deps<crate::deps::Compensation>;
@@ -23,10 +28,18 @@ pub type Deps = crate::Deps<crate::deps::Compensation>;
 pub enum Request {
     /// Compensate the run after the caught error.
     Compensate {
-        /// The run.
-        run: RunInput,
+        /// The run (boxed: a request is parsed once, and the other variant is small).
+        run: Box<RunInput>,
         /// What the Catch caught; its name is the compensation's reason.
         error: CaughtError,
+    },
+    /// Withdraw the document's accepted result (`docket retract`).
+    Retract {
+        /// The document.
+        #[serde(rename = "documentId")]
+        document_id: DocumentId,
+        /// Why (the operator's words; recorded in the journal and the audit chain, not logged).
+        reason: String,
     },
 }
 
@@ -40,13 +53,26 @@ pub async fn handle(
     match request {
         Request::Compensate { run, error } => {
             run_step("compensate", Step::Compensate, &run, async {
-                let done = saga::compensate_run(ports, ctx, &run, &error.error).await?;
+                let done = saga::compensate_run(ports, ctx, &run.run_id, &error.error).await?;
                 let end = done.end.name();
                 let already_ended = done.already_ended;
                 tracing::info!(end, already_ended, reason = %error.error, "compensated");
                 Ok(done)
             })
             .await
+        }
+        Request::Retract {
+            document_id,
+            reason,
+        } => {
+            let span = span("compensate.retract", document_id.as_str(), "-", "-");
+            let work = saga::retract(ports, ctx, &document_id, &reason);
+            let retraction = traced(span.clone(), work).await?;
+            span.in_scope(|| {
+                let (status, run) = (&retraction.status, retraction.run_id.as_ref());
+                tracing::info!(status, run = run.map(|r| r.as_str()), "retract");
+            });
+            answer(&retraction)
         }
     }
 }

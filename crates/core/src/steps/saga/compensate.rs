@@ -7,9 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{commit, commit_or_busy, draft, relay, update, Context};
+use super::{commit, commit_or_busy, draft, relay, update, Context, RETRACTED};
 use crate::ids::RunId;
-use crate::model::run::RunInput;
 use crate::model::step::Step;
 use crate::ports::{
     Change, Downstream, HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore, Outbox, Refused,
@@ -111,36 +110,42 @@ pub async fn compensate(
     })
 }
 
-/// Compensates `input`'s saga after `error` (its name) ended it in the workflow — the consumer
-/// refused the event, or its receipt did not come in time — and records how the completed run
-/// ended, with its audit entry: `compensated`, `compensation_failed` (an open obligation), or
-/// `failed` with `error` when nothing had to be undone. Safe to repeat: the saga answers its
-/// end, and the run's status moves only from `completed`.
+/// Compensates `run`'s saga for `reason` and records how the completed run ended, with its
+/// audit entry. After a failure in the workflow (`reason` is the caught error's name: the
+/// consumer refused the event, or its receipt did not come in time): `compensated`,
+/// `compensation_failed` (an open obligation), or `failed` when nothing had to be undone; the
+/// name is the run's error. After a retract ([`RETRACTED`] + the operator's text): `retracted`,
+/// or `compensation_failed`; the run keeps no error. Safe to repeat: the saga answers its end,
+/// and the run's status moves only from `completed`.
 pub async fn compensate_run(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
     ctx: &Context,
-    input: &RunInput,
-    error: &str,
+    run: &RunId,
+    reason: &str,
 ) -> Result<Compensation, Error> {
-    let done = compensate(ports, ctx, &input.run_id, error).await?;
-    let to = match done.end {
-        SagaEnd::Compensated => RunStatus::Compensated,
-        SagaEnd::CompensationFailed => RunStatus::CompensationFailed,
-        SagaEnd::NotRequired => RunStatus::Failed,
+    let done = compensate(ports, ctx, run, reason).await?;
+    let retracted = reason.starts_with(RETRACTED);
+    let to = match (done.end, retracted) {
+        (SagaEnd::CompensationFailed, _) => RunStatus::CompensationFailed,
+        (SagaEnd::Compensated, true) => RunStatus::Retracted,
+        (SagaEnd::NotRequired, true) => return Ok(done),
+        (SagaEnd::Compensated, false) => RunStatus::Compensated,
+        (SagaEnd::NotRequired, false) => RunStatus::Failed,
     };
+    let error = (!retracted).then(|| reason.to_string());
     let change = Change::SetRunStatus {
-        run_id: input.run_id.clone(),
+        run_id: run.clone(),
         from: RunStatus::Completed,
         to,
         outputs: Default::default(),
-        error: Some(error.to_string()),
+        error: error.clone(),
     };
-    let op = Step::Compensate.operation(&input.run_id);
+    let op = Step::Compensate.operation(run);
     let action = format!("run.{}", to.as_str());
-    let entry = draft(ctx, &input.run_id, &op, &action, json!({"error": error}));
+    let entry = draft(ctx, run, &op, &action, json!({"error": error}));
+    let document = run.document_id();
     // Refused: the run is no longer `completed` (a repeat recorded it already).
-    let _ =
-        super::super::record(ports.store(), ctx, &input.document_id, vec![change], entry).await?;
+    let _ = super::super::record(ports.store(), ctx, &document, vec![change], entry).await?;
     Ok(done)
 }
 
@@ -275,10 +280,12 @@ async fn undo(
 /// undone; the store refuses it if one was promoted since).
 fn restore(journal: &Journal, previous: Option<&crate::saga::PreviousResult>) -> Done {
     let detail = json!({"restoredRunId": previous.map(|p| p.run_id.as_str())});
+    let reason = journal.compensation_reason.as_deref().unwrap_or_default();
     let change = Change::Restore {
         document: journal.document_id.clone(),
         run: journal.run_id.clone(),
         previous: previous.cloned(),
+        retracted: reason.starts_with(RETRACTED),
     };
     Done::Committed(detail, Some(Box::new(change)))
 }

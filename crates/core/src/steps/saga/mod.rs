@@ -20,10 +20,12 @@
 
 mod compensate;
 mod receipt;
+mod retract;
 mod sweep;
 
 pub use compensate::{compensate, compensate_run, Compensation};
 pub use receipt::{await_receipt, receipt, Awaited};
+pub use retract::{retract, Retraction, RETRACTED};
 pub use sweep::{stuck, Swept};
 
 use serde::{Deserialize, Serialize};
@@ -199,6 +201,7 @@ fn promote_change(input: &RunInput) -> Change {
         tenant: input.tenant.clone(),
         current_run_id: input.run_id.clone(),
         source_order: input.source_order.clone(),
+        retracted_run_id: None,
     })
 }
 

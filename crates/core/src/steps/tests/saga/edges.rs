@@ -163,6 +163,7 @@ async fn promote_apart(w: &World, input: &RunInput) {
         tenant: input.tenant.clone(),
         current_run_id: input.run_id.clone(),
         source_order: input.source_order.clone(),
+        retracted_run_id: None,
     });
     w.ports.store.commit(vec![promoted]).await.unwrap().unwrap();
 }

@@ -129,6 +129,7 @@ mod atomic;
 mod compensate;
 mod edges;
 mod receipt;
+mod retract;
 mod route;
 
 #[tokio::test]

@@ -18,8 +18,13 @@ impl World {
 
     /// [`Self::published_run`] of the same invoice uploaded as `key`.
     async fn published_run_of(&self, key: &str) -> (RunInput, EventBody) {
+        self.published_run_at(key, "2026-11-30T10:00:00Z").await
+    }
+
+    /// [`Self::published_run_of`] uploaded at `time` (later is newer).
+    pub(super) async fn published_run_at(&self, key: &str, time: &str) -> (RunInput, EventBody) {
         self.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
-        let uploaded = self.upload(key, PNG, "2026-11-30T10:00:00Z");
+        let uploaded = self.upload(key, PNG, time);
         let input = self.input_of(&self.ingest(&uploaded).await);
         let (status, _) = self.run(&input).await.unwrap();
         assert_eq!(status, "completed");
@@ -28,7 +33,7 @@ impl World {
     }
 
     /// The consumer's answer to `body`, as it applies it.
-    fn consumer_answer(&self, body: &EventBody) -> Answer {
+    pub(super) fn consumer_answer(&self, body: &EventBody) -> Answer {
         match self.ports.downstream.book.lock().unwrap().apply(body) {
             Ok(applied) => Answer::Recorded {
                 event_id: body.event_id.clone(),
@@ -46,7 +51,7 @@ impl World {
             .unwrap()
     }
 
-    async fn answer(&self, answer: &Answer) {
+    pub(super) async fn answer(&self, answer: &Answer) {
         saga::receipt(&self.ports, &self.ctx, answer).await.unwrap();
     }
 
@@ -195,8 +200,8 @@ async fn a_refused_run_is_compensated_in_reverse_order_and_ends_compensated_once
     w.answer(&w.consumer_answer(&body)).await;
 
     let reason = "Business.DuplicateInvoice";
-    let done = saga::compensate_run(&w.ports, &w.ctx, &input, reason).await;
-    let again = saga::compensate_run(&w.ports, &w.ctx, &input, reason).await;
+    let done = saga::compensate_run(&w.ports, &w.ctx, &input.run_id, reason).await;
+    let again = saga::compensate_run(&w.ports, &w.ctx, &input.run_id, reason).await;
 
     assert_eq!(done.unwrap().end, SagaEnd::Compensated);
     assert!(again.unwrap().already_ended);
