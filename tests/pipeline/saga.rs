@@ -269,12 +269,172 @@ async fn concurrent_retracts_compensate_once() {
     for refused in [&a, &b].into_iter().filter_map(|r| r.as_ref().err()) {
         assert!(refused.contains("Transient.InProgress"), "{refused}");
     }
-    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 1);
     let chain = stack.audit(&document).await;
+    let actions: Vec<_> = chain
+        .iter()
+        .map(|e| (&e.draft.action, &e.draft.detail))
+        .collect();
+    let saga = journal(&stack).journal(&v2).await.unwrap();
+    assert_eq!(
+        stack.event_puts("document.retracted", &retraction).await,
+        1,
+        "{a:?} {b:?} {actions:?} {saga:?}"
+    );
     assert_eq!(count_actions(&chain, "result.restored"), 1);
     assert_eq!(count_actions(&chain, "downstream.voided"), 1);
     let current = stack
         .item("DocumentsTable", "documentId", document.as_str())
         .await;
     assert_eq!(current["currentRunId"].as_s().unwrap(), v1.as_str());
+}
+
+#[tokio::test]
+async fn a_compensation_that_fails_for_good_is_an_obligation_with_an_owner_and_an_alarm_metric() {
+    // given an accepted version whose record the consumer has lost
+    let stack = Stack::load().await;
+    let (document, _, v2) = two_versions(&stack, "INV-2026-0603").await;
+    let recorded = journal(&stack).journal(&v2).await.unwrap().unwrap();
+    let receipt = recorded
+        .entry(Effect::DownstreamRecorded)
+        .ids
+        .receipt_id
+        .clone();
+    let key = format!("receipt#{}", receipt.expect("v2 was recorded downstream"));
+    stack.item("AccountsPayableTable", "pk", &key).await;
+    stack
+        .dynamodb
+        .delete_item()
+        .table_name(stack.out("AccountsPayableTable"))
+        .key("pk", aws_sdk_dynamodb::types::AttributeValue::S(key))
+        .send()
+        .await
+        .unwrap();
+
+    // when the document is retracted, twice
+    let first = retract(&document, "withdrawn").await.unwrap();
+    let second = retract(&document, "withdrawn").await.unwrap();
+
+    // then the void failed for good and stopped the plan: nothing earlier was undone
+    assert_eq!(first["end"], "compensation_failed", "{first}");
+    assert_eq!(second["alreadyEnded"], true, "{second}");
+    let journal = journal(&stack).journal(&v2).await.unwrap().unwrap();
+    let void = journal.entry(Effect::DownstreamRecorded);
+    assert_eq!(void.compensation, CompensationStatus::FailedManualReview);
+    assert_eq!(void.last_error.as_deref(), Some("Conflict.UnknownReceipt"));
+    assert_eq!(void.owner.as_deref(), Some("docket-operations"));
+    let pending = journal.entry(Effect::EventPublished).compensation;
+    assert_eq!(pending, CompensationStatus::Pending, "left for the owner");
+    let retraction = EventId::new(&v2, EventKind::Retracted);
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 0);
+    let current = stack
+        .item("DocumentsTable", "documentId", document.as_str())
+        .await;
+    assert_eq!(current["currentRunId"].as_s().unwrap(), v2.as_str());
+    let runs = stack.runs(&document).await;
+    let run = runs.iter().find(|r| s(r, "runId") == v2.as_str()).unwrap();
+    assert_eq!(s(run, "status"), "compensation_failed");
+
+    // and the operator's list names it with its owner
+    let listed = docket(&Session { env: Vec::new() }, &["ops", "unresolved"]).await;
+    let listed = json_of(&listed);
+    let ours: Vec<_> = listed["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["runId"] == v2.as_str())
+        .collect();
+    assert_eq!(ours.len(), 1, "{listed}");
+    assert_eq!(ours[0]["owner"], "docket-operations");
+    assert_eq!(ours[0]["operations"][0]["effect"], "downstream.recorded");
+
+    // and compensate logged the one line the alarm's metric filter counts, once
+    let group = stack.out("CompensateLogGroup");
+    let lines: Vec<serde_json::Value> = stack
+        .log_messages(group, None)
+        .await
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|l: &serde_json::Value| l["span"]["documentId"] == document.as_str())
+        .collect();
+    assert!(
+        !lines.is_empty(),
+        "compensate's log lines for {document} are read"
+    );
+    // LocalStack's CloudFormation deploys AWS::Logs::MetricFilter as a no-op: the pattern is
+    // read from the template, and matched against the line compensate really wrote.
+    let (pattern, metric) = metric_filter("CompensationFailedMetric");
+    assert_eq!(metric, "CompensationFailed");
+    let (field, value) = json_equality(&pattern);
+    let counted = lines
+        .iter()
+        .filter(|l| l.pointer(&field) == Some(&value.clone().into()));
+    assert_eq!(counted.count(), 1, "{pattern} over {lines:?}");
+}
+
+/// The `FilterPattern` and `MetricName` of the template's metric filter `resource`.
+fn metric_filter(resource: &str) -> (String, String) {
+    let template = include_str!("../../infra/template.yaml");
+    let block = template
+        .split_once(&format!("\n  {resource}:\n"))
+        .expect("the resource")
+        .1;
+    let field = |name: &str| {
+        let line = block
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        let value = line.split_once(':').unwrap().1.trim();
+        value.trim_matches('\'').trim_matches('"').to_string()
+    };
+    (field("FilterPattern:"), field("MetricName:"))
+}
+
+/// The JSON pointer and value of a CloudWatch Logs filter pattern of the form
+/// `{ $.a.b = "v" }` (the only form the stack's filters use).
+fn json_equality(pattern: &str) -> (String, String) {
+    let inner = pattern.trim().trim_start_matches('{').trim_end_matches('}');
+    let (path, value) = inner.split_once('=').expect("an equality");
+    let path = path.trim().strip_prefix("$.").expect("a $. selector");
+    let value = value.trim().trim_matches('"');
+    (format!("/{}", path.replace('.', "/")), value.to_string())
+}
+
+#[tokio::test]
+async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
+    // given a run that was ingested but never routed (its promotion never happened)
+    let stack = Stack::load().await;
+    let faults = docket_aws::faults::Faults::none();
+    let store = crate::lost_ack::store(&stack, &faults).await;
+    let input = crate::lost_ack::prepared_run(&stack, &store).await;
+
+    // when the deployed compensate runs for it, twice
+    let payload = serde_json::json!({"action": "compensate", "run": input,
+        "error": {"Error": "Transient.Dependency", "Cause": "route failed"}});
+    let first = stack
+        .invoke("CompensateFunctionName", &payload)
+        .await
+        .unwrap();
+    let second = stack
+        .invoke("CompensateFunctionName", &payload)
+        .await
+        .unwrap();
+
+    // then nothing was compensated: the saga ended not-required, once, with nothing published
+    assert_eq!(first["end"], "not-required", "{first}");
+    assert_eq!(first["alreadyEnded"], false);
+    assert_eq!(second["alreadyEnded"], true, "{second}");
+    let journal = journal(&stack)
+        .journal(&input.run_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(journal.end, Some(SagaEnd::NotRequired));
+    assert!(journal
+        .entries
+        .iter()
+        .all(|e| e.compensation == CompensationStatus::NotRequired && e.attempts == 0));
+    let retraction = EventId::new(&input.run_id, EventKind::Retracted);
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 0);
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "saga.not-required"), 1);
 }

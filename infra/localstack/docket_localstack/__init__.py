@@ -14,4 +14,6 @@ community LocalStack cannot do offline:
 * :mod:`.cfn_stepfunctions` -- CloudFormation StateMachineVersion / StateMachineAlias resources.
 * :mod:`.function_url_iam` -- ``AuthType: AWS_IAM`` for function URLs (SigV4 required, caller
   identity in ``requestContext.authorizer.iam``).
+* :mod:`.sfn_callbacks` -- a task token's callback that arrives while its Task is still being
+  invoked is kept (with a heartbeat, LocalStack lost it), as on AWS.
 """

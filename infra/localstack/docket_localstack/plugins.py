@@ -92,3 +92,10 @@ class StateMachineVersionProviderPlugin(_StepFunctionsResourcePlugin):
 
 class StateMachineAliasProviderPlugin(_StepFunctionsResourcePlugin):
     name = "AWS::StepFunctions::StateMachineAlias"
+
+
+@hooks.on_infra_start()
+def register_sfn_callbacks():
+    from docket_localstack.sfn_callbacks import install
+
+    install()

@@ -10,6 +10,7 @@ use docket_core::ids::DocumentId;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
 use docket_core::ports::{HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore};
+use docket_core::saga::SagaEnd;
 use docket_core::steps::{saga, Context};
 use serde::Deserialize;
 use serde_json::Value;
@@ -57,6 +58,7 @@ pub async fn handle(
                 let end = done.end.name();
                 let already_ended = done.already_ended;
                 tracing::info!(end, already_ended, reason = %error.error, "compensated");
+                obligation(done.end, already_ended);
                 Ok(done)
             })
             .await
@@ -71,8 +73,22 @@ pub async fn handle(
             span.in_scope(|| {
                 let (status, run) = (&retraction.status, retraction.run_id.as_ref());
                 tracing::info!(status, run = run.map(|r| r.as_str()), "retract");
+                if let Some(end) = retraction.end {
+                    obligation(end, retraction.already_ended);
+                }
             });
             answer(&retraction)
         }
+    }
+}
+
+/// The one line the stack's `CompensationFailedMetric` counts (its filter matches the field
+/// `obligation`): logged once, when a compensation has just failed for good.
+fn obligation(end: SagaEnd, already_ended: bool) {
+    if end == SagaEnd::CompensationFailed && !already_ended {
+        tracing::error!(
+            obligation = end.name(),
+            "a compensation failed for good: an open obligation (docket ops unresolved)"
+        );
     }
 }

@@ -29,6 +29,9 @@ pub struct Retraction {
     /// How its saga ended (`compensated`, `compensation_failed`, `not-required`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<SagaEnd>,
+    /// The saga had ended before this retract (it did nothing).
+    #[serde(default)]
+    pub already_ended: bool,
     /// What is current now (none: no accepted result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_run_id: Option<RunId>,
@@ -49,6 +52,7 @@ pub async fn retract(
             status: "nothing-accepted".into(),
             run_id: None,
             end: None,
+            already_ended: false,
             current_run_id: None,
             message: format!("document {document} has no accepted result: nothing to retract"),
         });
@@ -63,6 +67,7 @@ pub async fn retract(
             ),
             run_id: Some(retracted),
             end: None,
+            already_ended: false,
             current_run_id: Some(current.current_run_id),
         });
     }
@@ -83,6 +88,7 @@ pub async fn retract(
         status: "retracted".into(),
         run_id: Some(run),
         end: Some(done.end),
+        already_ended: done.already_ended,
         current_run_id: now,
         message,
     })
