@@ -5,7 +5,9 @@
 use docket_aws::saga::DynamoJournal;
 use docket_core::ids::{DocumentId, RunId};
 use docket_core::ports::SagaJournal;
-use docket_core::saga::{CompensationStatus, Effect, EventId, EventKind, Evidence, SagaEnd};
+use docket_core::saga::{
+    CompensationStatus, Effect, EventId, EventKind, Evidence, ReceiptId, SagaEnd,
+};
 use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 
@@ -32,6 +34,14 @@ fn journal(stack: &Stack) -> DynamoJournal {
     DynamoJournal::new(stack.dynamodb.clone(), stack.out("SagaJournalTable"))
 }
 
+/// The receipt id `run`'s journal holds (the consumer recorded its event).
+async fn receipt_of(stack: &Stack, run: &RunId) -> ReceiptId {
+    let journal = journal(stack).journal(run).await.unwrap().unwrap();
+    let recorded = journal.entry(Effect::DownstreamRecorded);
+    let receipt = recorded.ids.receipt_id.clone();
+    receipt.unwrap_or_else(|| panic!("{run} was not recorded downstream: {journal:?}"))
+}
+
 /// The states the execution of `run` entered, in order.
 async fn entered(stack: &Stack, run: &RunId) -> Vec<String> {
     let history = stack.history(run.as_str()).await;
@@ -50,10 +60,7 @@ async fn a_second_document_with_the_same_invoice_is_refused_and_compensated_once
     let tenant = tenant();
     let (_, first, status) = processed(&stack, &tenant, "inv.pdf", "INV-2026-0500").await;
     assert_eq!(status, "SUCCEEDED");
-    let first_journal = journal(&stack).journal(&first).await.unwrap().unwrap();
-    let recorded = first_journal.entry(Effect::DownstreamRecorded);
-    assert_eq!(recorded.evidence, Evidence::Confirmed, "{first_journal:?}");
-    let receipt = recorded.ids.receipt_id.clone().expect("a receipt id");
+    let receipt = receipt_of(&stack, &first).await;
 
     // when the same invoice arrives as another document
     let (copy, run, status) = processed(&stack, &tenant, "copy.pdf", "INV-2026-0500").await;
@@ -176,13 +183,7 @@ async fn a_retract_voids_the_downstream_record_publishes_the_retraction_and_rest
     // given two accepted versions of a document, the newer recorded downstream
     let stack = Stack::load().await;
     let (document, v1, v2) = two_versions(&stack, "INV-2026-0601").await;
-    let recorded = journal(&stack).journal(&v2).await.unwrap().unwrap();
-    let receipt = recorded
-        .entry(Effect::DownstreamRecorded)
-        .ids
-        .receipt_id
-        .clone();
-    let receipt = receipt.expect("v2 was recorded downstream");
+    let receipt = receipt_of(&stack, &v2).await;
     let retraction = EventId::new(&v2, EventKind::Retracted);
 
     // when an operator retracts the document, twice
@@ -293,13 +294,7 @@ async fn a_compensation_that_fails_for_good_is_an_obligation_with_an_owner_and_a
     // given an accepted version whose record the consumer has lost
     let stack = Stack::load().await;
     let (document, _, v2) = two_versions(&stack, "INV-2026-0603").await;
-    let recorded = journal(&stack).journal(&v2).await.unwrap().unwrap();
-    let receipt = recorded
-        .entry(Effect::DownstreamRecorded)
-        .ids
-        .receipt_id
-        .clone();
-    let key = format!("receipt#{}", receipt.expect("v2 was recorded downstream"));
+    let key = format!("receipt#{}", receipt_of(&stack, &v2).await);
     stack.item("AccountsPayableTable", "pk", &key).await;
     stack
         .dynamodb
@@ -437,4 +432,128 @@ async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
     assert_eq!(stack.event_puts("document.retracted", &retraction).await, 0);
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "saga.not-required"), 1);
+}
+
+#[tokio::test]
+async fn a_publication_whose_answer_was_lost_is_reconciled_by_event_id_and_compensated_once() {
+    use crate::lost_ack::{
+        ctx, ledger, one, polled_and_validated, prepared_run, store, Picked, SagaPorts,
+    };
+    use docket_aws::faults::{Faults, Rule};
+    use docket_core::steps::{ocr, route};
+
+    // given a run routed in this process whose PutEvents committed and whose answer was lost
+    let stack = Stack::load().await;
+    let sdk = docket_e2e::util::aws().await;
+    let store = store(&stack, &Faults::none()).await;
+    let input = prepared_run(&stack, &store).await;
+    let ctx = ctx(&stack, "docket/test");
+    let textract = docket_aws::textract::TextractOcr::new(&sdk);
+    let blobs = docket_aws::s3::S3Blobs::new(&sdk);
+    let ledger = ledger(&store);
+    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
+    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
+    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    let lost = one(Rule::lose_response("eventbridge", "PutEvents").limit(1));
+    let saga = SagaPorts::with_bus_faults(&stack, &store, &lost).await;
+    let routed = route::run(
+        &Picked::route(&blobs, &store, &saga),
+        &ctx,
+        &input,
+        &validated.report,
+        None,
+    )
+    .await;
+    // PutEvents is classified as a read (a republication under the same id is safe): the
+    // error is transient, and the journal's claim says the publication is uncertain.
+    assert!(routed.is_err(), "{routed:?}");
+    assert_eq!(lost.injected(), 1, "the fault fired");
+    let accepted = EventId::new(&input.run_id, EventKind::Accepted);
+    assert_eq!(
+        stack.event_puts("document.accepted", &accepted).await,
+        1,
+        "it committed"
+    );
+    let uncertain = journal(&stack)
+        .journal(&input.run_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        uncertain.entry(Effect::EventPublished).evidence,
+        Evidence::Uncertain
+    );
+
+    // when the deployed compensate runs for it (as the Catch would), twice
+    let payload = serde_json::json!({"action": "compensate", "run": input,
+        "error": {"Error": "Ambiguous.OutcomeUnknown"}});
+    let first = stack
+        .invoke("CompensateFunctionName", &payload)
+        .await
+        .unwrap();
+    let second = stack
+        .invoke("CompensateFunctionName", &payload)
+        .await
+        .unwrap();
+
+    // then the publication was reconciled by its event id (EventBridge cannot be asked for an
+    // event, so it went out again under the same id, and the consumer applied it once), then
+    // compensated once, in reverse order
+    assert_eq!(first["end"], "compensated", "{first}");
+    assert_eq!(second["alreadyEnded"], true, "{second}");
+    assert_eq!(stack.event_puts("document.accepted", &accepted).await, 2);
+    let retraction = EventId::new(&input.run_id, EventKind::Retracted);
+    assert_eq!(stack.event_puts("document.retracted", &retraction).await, 1);
+    let chain = stack.audit(&input.document_id).await;
+    let actions: Vec<_> = chain.iter().map(|e| e.draft.action.as_str()).collect();
+    let tail: Vec<_> = actions
+        .iter()
+        .skip_while(|a| **a != "event.published")
+        .copied()
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "event.published",
+            "event.retracted",
+            "result.restored",
+            "saga.compensated",
+            "run.compensated"
+        ],
+        "{actions:?}"
+    );
+    let reconciled = chain
+        .iter()
+        .find(|e| e.draft.action == "event.published")
+        .unwrap();
+    assert_eq!(reconciled.draft.detail["reconciled"], true);
+    // The consumer recorded the event once and voids that one receipt on the retraction.
+    let receipt = ReceiptId::for_event(&accepted);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(150);
+    loop {
+        let entry = docket_e2e::util::get_item(
+            &stack.dynamodb,
+            stack.out("AccountsPayableTable"),
+            "pk",
+            &format!("receipt#{receipt}"),
+        )
+        .await;
+        if entry.as_ref().is_some_and(|e| e.contains_key("voided")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "receipt {receipt}: {entry:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    // Each delivery is answered with the one receipt (a redelivery answers what the first did).
+    while stack.event_puts("document.recorded", &accepted).await < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second delivery was not answered"
+        );
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    assert_eq!(stack.event_puts("document.refused", &accepted).await, 0);
 }
