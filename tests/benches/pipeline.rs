@@ -143,8 +143,9 @@ async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: 
          conditional put)"
     );
     println!(
-        "bench:   first run: {first_run_updates} UpdateItem (the claim); accepted and completed \
-         are items of the step's 2 audit transactions: 0 extra requests"
+        "bench:   first run: {first_run_updates} UpdateItem in the run (the OCR claim, and the \
+         receipt wait's token and answer: 2); accepted and completed are items of the step's 2 \
+         audit transactions: 0 extra requests"
     );
     println!("bench:   replay after completion: {replay:?} (no provider call)");
 }
