@@ -207,7 +207,18 @@ async fn undo(
     let run = &journal.run_id;
     let op = effect.compensation(run);
     let seen = journal.entry(effect).attempts;
-    let attempt = update(ports.journal(), run, &Transition::Attempt(effect, seen)).await?;
+    use CompensationStatus::{Attempted, Pending};
+    let attempt = match update(ports.journal(), run, &Transition::Attempt(effect, seen)).await {
+        Ok(attempt) => attempt,
+        // A concurrent compensation of the same run settled this one since our plan was made
+        // (committed, not required, or failed for good): plan again from what it wrote.
+        Err(e) => match ports.journal().journal(run).await? {
+            Some(now) if !matches!(now.entry(effect).compensation, Pending | Attempted) => {
+                return Ok(now)
+            }
+            _ => return Err(e),
+        },
+    };
     let retry = attempt.entry(effect).attempts > 1;
     let done = match action {
         Action::Restore { previous } => Ok(restore(journal, previous.as_ref())),
