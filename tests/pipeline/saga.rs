@@ -42,6 +42,18 @@ async fn receipt_of(stack: &Stack, run: &RunId) -> ReceiptId {
     receipt.unwrap_or_else(|| panic!("{run} was not recorded downstream: {journal:?}"))
 }
 
+/// The deployed compensate invoked as the state machine's Catch invokes it, for `run` after
+/// `error` (what the Catch caught); its answer.
+async fn compensate(
+    stack: &Stack,
+    run: &serde_json::Value,
+    error: &serde_json::Value,
+) -> serde_json::Value {
+    let payload = serde_json::json!({"action": "compensate", "run": run, "error": error});
+    let answer = stack.invoke("CompensateFunctionName", &payload).await;
+    answer.unwrap_or_else(|e| panic!("compensate failed: {e}"))
+}
+
 /// The states the execution of `run` entered, in order.
 async fn entered(stack: &Stack, run: &RunId) -> Vec<String> {
     let history = stack.history(run.as_str()).await;
@@ -409,16 +421,9 @@ async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
     let input = crate::lost_ack::prepared_run(&stack, &store).await;
 
     // when the deployed compensate runs for it, twice
-    let payload = serde_json::json!({"action": "compensate", "run": input,
-        "error": {"Error": "Transient.Dependency", "Cause": "route failed"}});
-    let first = stack
-        .invoke("CompensateFunctionName", &payload)
-        .await
-        .unwrap();
-    let second = stack
-        .invoke("CompensateFunctionName", &payload)
-        .await
-        .unwrap();
+    let error = serde_json::json!({"Error": "Transient.Dependency", "Cause": "route failed"});
+    let first = compensate(&stack, &serde_json::json!(input), &error).await;
+    let second = compensate(&stack, &serde_json::json!(input), &error).await;
 
     // then nothing was compensated: the saga ended not-required, once, with nothing published
     assert_eq!(first["end"], "not-required", "{first}");
@@ -491,16 +496,9 @@ async fn a_publication_whose_answer_was_lost_is_reconciled_by_event_id_and_compe
     );
 
     // when the deployed compensate runs for it (as the Catch would), twice
-    let payload = serde_json::json!({"action": "compensate", "run": input,
-        "error": {"Error": "Ambiguous.OutcomeUnknown"}});
-    let first = stack
-        .invoke("CompensateFunctionName", &payload)
-        .await
-        .unwrap();
-    let second = stack
-        .invoke("CompensateFunctionName", &payload)
-        .await
-        .unwrap();
+    let error = serde_json::json!({"Error": "Ambiguous.OutcomeUnknown"});
+    let first = compensate(&stack, &serde_json::json!(input), &error).await;
+    let second = compensate(&stack, &serde_json::json!(input), &error).await;
 
     // then the publication was reconciled by its event id (EventBridge cannot be asked for an
     // event, so it went out again under the same id, and the consumer applied it once), then
@@ -592,12 +590,8 @@ async fn a_retract_that_raced_a_newer_version_never_undoes_the_newer_result() {
 
     // when the retract's compensation of v2 runs (what `retract` does after its read)
     let run = execution_run(&stack, &v2).await;
-    let payload = serde_json::json!({"action": "compensate", "run": run,
-        "error": {"Error": "retracted: raced a newer upload"}});
-    let done = stack
-        .invoke("CompensateFunctionName", &payload)
-        .await
-        .unwrap();
+    let error = serde_json::json!({"Error": "retracted: raced a newer upload"});
+    let done = compensate(&stack, &run, &error).await;
 
     // then v2's effects were taken back but its restore was not made: v3 stays current and
     // recorded downstream
