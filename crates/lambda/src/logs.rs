@@ -24,6 +24,18 @@ pub fn init_tracing() {
             .map(|l| format!("{}:{}", l.file(), l.line()));
         tracing::error!(location, "handler panicked: {info}");
     }));
+    tracing::subscriber::set_global_default(subscriber(filter, std::io::stdout))
+        .expect("logging is initialised once");
+}
+
+/// The JSON subscriber every Lambda runs with, writing to `writer`.
+fn subscriber<W>(
+    filter: tracing_subscriber::EnvFilter,
+    writer: W,
+) -> impl tracing::Subscriber + Send + Sync
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(filter)
@@ -31,7 +43,8 @@ pub fn init_tracing() {
         .with_span_list(false)
         .with_target(false)
         .without_time()
-        .init();
+        .with_writer(writer)
+        .finish()
 }
 
 /// The span a step runs in, carrying the ids every log line must have (empty where the step has
@@ -44,4 +57,59 @@ pub fn span(step: &str, document_id: &str, run_id: &str, operation_id: &str) -> 
         runId = run_id,
         operationId = operation_id,
     )
+}
+
+/// Log capture for unit tests, through the subscriber the Lambdas run with.
+///
+/// It is installed once as the global default, not per test with `set_default`: tracing caches
+/// whether a callsite is enabled process-wide, so a test on another thread that reaches a
+/// callsite first while no subscriber is interested would switch it off for the capturing test.
+/// Lines go to the capturing thread's buffer and are dropped on every other thread.
+#[cfg(test)]
+pub(crate) mod capture {
+    use std::cell::RefCell;
+    use std::sync::Once;
+
+    use serde_json::Value;
+
+    thread_local! {
+        static LINES: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+    }
+
+    struct ThreadBuffer;
+
+    impl std::io::Write for ThreadBuffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            LINES.with(|lines| {
+                if let Some(lines) = lines.borrow_mut().as_mut() {
+                    lines.extend_from_slice(buf);
+                }
+            });
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Starts keeping this thread's log lines (a current-thread runtime keeps a test on it).
+    pub fn start() {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(|| {
+            let filter = tracing_subscriber::EnvFilter::new("info");
+            tracing::subscriber::set_global_default(super::subscriber(filter, || ThreadBuffer))
+                .expect("no other global subscriber in unit tests");
+        });
+        LINES.with(|lines| *lines.borrow_mut() = Some(Vec::new()));
+    }
+
+    /// The JSON lines kept since [`start`].
+    pub fn lines() -> Vec<Value> {
+        let bytes = LINES.with(|lines| lines.borrow_mut().take().unwrap_or_default());
+        String::from_utf8(bytes)
+            .expect("logs are UTF-8")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON log line"))
+            .collect()
+    }
 }

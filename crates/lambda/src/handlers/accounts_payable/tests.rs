@@ -3,8 +3,6 @@
 //! a failed message is reported by its id only; a compensation's direct requests are answered
 //! from the same book, and a payload that is neither is `Fatal.BadInput`.
 
-use std::sync::{Arc, Mutex};
-
 use docket_core::ids::Tenant;
 use docket_core::memory::{accepted_event, MemoryPayable};
 use docket_core::ports::{AnswerBus, Downstream, PayableBook};
@@ -257,30 +255,9 @@ async fn a_payload_that_is_neither_a_batch_nor_a_request_is_bad_input() {
     assert!(ports.answers.lock().unwrap().is_empty());
 }
 
-/// A writer that keeps what the JSON log layer writes.
-#[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Logs {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn a_direct_request_logs_in_the_span_of_its_event_or_receipt() {
-    let logs = Logs::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .json()
-        .with_current_span(true)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    crate::logs::capture::start();
     let ports = Consumer::default();
     let event = accepted("inv.png", "INV-1");
     let fence = json!({"action": "fence", "eventId": event.event_id});
@@ -288,11 +265,7 @@ async fn a_direct_request_logs_in_the_span_of_its_event_or_receipt() {
     let void = json!({"action": "void", "receiptId": "rc-nobody", "reason": "withdrawn"});
     handle(&ports, void).await.unwrap_err();
 
-    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = crate::logs::capture::lines();
     let spans: Vec<(&str, &str)> = lines
         .iter()
         .map(|l| {
