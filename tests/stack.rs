@@ -288,9 +288,15 @@ impl Stack {
         format!("{machine}:{run_id}")
     }
 
-    /// Waits until the execution named `run_id` has ended (bounded); returns its status.
+    /// Waits until the execution named `run_id` has ended (within [`RUN_DEADLINE`]); returns its
+    /// status.
     pub async fn wait_for_execution(&self, run_id: &str) -> String {
-        let deadline = Instant::now() + RUN_DEADLINE;
+        self.wait_for_execution_within(run_id, RUN_DEADLINE).await
+    }
+
+    /// Waits until the execution named `run_id` has ended, at most `within`; returns its status.
+    pub async fn wait_for_execution_within(&self, run_id: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
         loop {
             let out = self
                 .sfn

@@ -87,11 +87,16 @@ impl SagaPorts {
         store: &DynamoStore,
         faults: &Faults,
     ) -> SagaPorts {
+        SagaPorts::on_bus(store, stack.out("EventBus"), faults).await
+    }
+
+    /// On `store`'s saga tables, publishing to the bus named `bus`.
+    pub(crate) async fn on_bus(store: &DynamoStore, bus: &str, faults: &Faults) -> SagaPorts {
         let tables = store.saga().expect("a store with the saga's tables");
         SagaPorts {
             journal: DynamoJournal::new(store.client().clone(), &tables.journal),
             outbox: DynamoOutbox::new(store.client().clone(), &tables.outbox),
-            events: EventBridgeBus::with_faults(&util::aws().await, stack.out("EventBus"), faults),
+            events: EventBridgeBus::with_faults(&util::aws().await, bus, faults),
         }
     }
 }

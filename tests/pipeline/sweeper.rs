@@ -1,12 +1,22 @@
 //! The outbox sweeper on the deployed stack: a route that committed the run's completion and
 //! then could not publish (PutEvents failed on every attempt, injected in this process) leaves
 //! the `document.accepted` record `persisted`; the deployed route's `sweep` action, as its
-//! schedule invokes it, publishes it once under its id and settles it in the journal.
+//! schedule invokes it, publishes it once under its id and settles it in the journal. A
+//! published event whose delivery was lost while its run waits for the consumer's answer is
+//! redelivered under the same id, and the answer to it ends the wait.
 
-use docket_aws::faults::Rule;
-use docket_aws::saga::DynamoOutbox;
-use docket_core::ports::{Outbox, RunStatus, Store};
-use docket_core::saga::{Delivery, EventId, EventKind};
+use std::time::{Duration, Instant};
+
+use docket_aws::faults::{Faults, Rule};
+use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
+use docket_aws::sfn::SfnCallback;
+use docket_core::model::run::{RunInput, TaskToken};
+use docket_core::ports::{
+    HasCallback, HasJournal, HasWaits, Outbox, RunStatus, SagaJournal, Store,
+};
+use docket_core::saga::sink::ReceiptId;
+use docket_core::saga::{Delivery, Effect, EventId, EventKind, Evidence};
+use docket_core::steps::saga::{self, Awaited};
 use docket_core::steps::{ocr, route};
 use docket_e2e::stack::Stack;
 use docket_e2e::util;
@@ -15,6 +25,10 @@ use serde_json::{json, Value};
 use crate::lost_ack::{
     count_actions, ctx, ledger, one, polled_and_validated, prepared_run, store, Picked, SagaPorts,
 };
+
+/// The tests here take turns: a sweep with `olderThanSeconds: 0` relays every record left
+/// `persisted`, so it would publish the other test's record between that test's two routes.
+static SWEEPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Invokes the deployed route as the sweep schedule does, with `olderThanSeconds: 0`.
 async fn sweep(stack: &Stack) -> Value {
@@ -26,6 +40,7 @@ async fn sweep(stack: &Stack) -> Value {
 #[tokio::test]
 async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() {
     // given a run routed in this process while PutEvents fails on every attempt
+    let _turn = SWEEPING.lock().await;
     let stack = Stack::load().await;
     let sdk = util::aws().await;
     let store = store(&stack, &docket_aws::faults::Faults::none()).await;
@@ -75,4 +90,129 @@ async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() 
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "run.completed"), 1);
     assert_eq!(count_actions(&chain, "event.published"), 1);
+}
+
+/// What the waiting Task's invocation runs on, in this process.
+struct Waiting {
+    journal: DynamoJournal,
+    waits: DynamoWaits,
+    callback: SfnCallback,
+}
+
+impl HasJournal for Waiting {
+    type Journal = DynamoJournal;
+    fn journal(&self) -> &DynamoJournal {
+        &self.journal
+    }
+}
+
+impl HasWaits for Waiting {
+    type Waits = DynamoWaits;
+    fn waits(&self) -> &DynamoWaits {
+        &self.waits
+    }
+}
+
+impl HasCallback for Waiting {
+    type Callback = SfnCallback;
+    fn callback(&self) -> &SfnCallback {
+        &self.callback
+    }
+}
+
+/// A run routed in this process whose event went to a bus with no rule for it (EventBridge
+/// accepted it and delivered it to no one, as when a target's retries run out), then waiting
+/// for the consumer's answer as the `AwaitReceipt` Task does (its token is one no execution
+/// holds: Step Functions refuses it, which ends a wait).
+async fn published_to_no_one(stack: &Stack) -> (RunInput, EventId) {
+    let sdk = util::aws().await;
+    let store = store(stack, &Faults::none()).await;
+    let input = prepared_run(stack, &store).await;
+    let ctx = ctx(stack, "docket/test");
+    let textract = docket_aws::textract::TextractOcr::new(&sdk);
+    let blobs = docket_aws::s3::S3Blobs::new(&sdk);
+    let ledger = ledger(&store);
+    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
+    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
+    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    let nowhere = SagaPorts::on_bus(&store, "default", &Faults::none()).await;
+    let routing = Picked::route(&blobs, &store, &nowhere);
+    let routed = route::run(&routing, &ctx, &input, &validated.report, None).await;
+    assert_eq!(routed.unwrap().status, "completed");
+    let waiting = Waiting {
+        journal: DynamoJournal::new(stack.dynamodb.clone(), stack.out("SagaJournalTable")),
+        waits: DynamoWaits::new(stack.dynamodb.clone(), stack.out("ReceiptWaitsTable")),
+        callback: SfnCallback::with_faults(&sdk, &Faults::none()),
+    };
+    let token = TaskToken::new("a-token-no-execution-holds").unwrap();
+    let waited = saga::await_receipt(&waiting, &input.run_id, &token).await;
+    assert_eq!(waited.unwrap(), Awaited::Waiting);
+    let event = EventId::new(&input.run_id, EventKind::Accepted);
+    (input, event)
+}
+
+/// The deployed route's sweep as its schedule invokes it, for records of any age published
+/// within the receipt wait's deadline.
+async fn sweep_unanswered(stack: &Stack) -> Value {
+    let payload = json!({"action": "sweep", "olderThanSeconds": 0, "answerWithinSeconds": 900});
+    let answer = stack.invoke("RouteFunctionName", &payload).await;
+    answer.unwrap_or_else(|e| panic!("sweep failed: {e}"))
+}
+
+#[tokio::test]
+async fn an_event_whose_delivery_was_lost_is_redelivered_by_the_sweep_and_answered_once() {
+    // given a completed run whose event reached no consumer, waiting for the answer
+    let _turn = SWEEPING.lock().await;
+    let stack = Stack::load().await;
+    let (input, event) = published_to_no_one(&stack).await;
+    let journal = DynamoJournal::new(stack.dynamodb.clone(), stack.out("SagaJournalTable"));
+    let waiting = journal.journal(&input.run_id).await.unwrap().unwrap();
+    let recorded = waiting.entry(Effect::DownstreamRecorded);
+    assert_eq!(
+        recorded.evidence,
+        Evidence::Uncertain,
+        "the wait claimed it"
+    );
+    assert_eq!(stack.event_puts("document.accepted", &event).await, 1);
+    let receipt = ReceiptId::for_event(&event);
+    let key = format!("receipt#{receipt}");
+    let consumer = || {
+        util::get_item(
+            &stack.dynamodb,
+            stack.out("AccountsPayableTable"),
+            "pk",
+            &key,
+        )
+    };
+    assert!(consumer().await.is_none(), "no consumer saw it");
+
+    // when the deployed route sweeps for unanswered events
+    let swept = sweep_unanswered(&stack).await;
+
+    // then it put the event on the stack's bus again under its id; the consumer recorded it
+    // once and its answer settled the run's downstream effect, once
+    let redelivered = swept["redelivered"].as_array().unwrap();
+    assert!(redelivered.contains(&json!(event.to_string())), "{swept}");
+    assert!(stack.event_puts("document.accepted", &event).await >= 2);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let settled = loop {
+        let journal = journal.journal(&input.run_id).await.unwrap().unwrap();
+        if journal.entry(Effect::DownstreamRecorded).evidence == Evidence::Confirmed {
+            break journal;
+        }
+        assert!(Instant::now() < deadline, "never answered: {journal:?}");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    let entry = settled.entry(Effect::DownstreamRecorded);
+    assert_eq!(entry.ids.receipt_id.as_ref(), Some(&receipt));
+    assert!(consumer().await.is_some(), "the consumer recorded it");
+    let outbox = DynamoOutbox::new(stack.dynamodb.clone(), stack.out("OutboxTable"));
+    let record = outbox.record(&event).await.unwrap().unwrap();
+    assert_eq!(record.delivery, Delivery::ConfirmedDelivered);
+    let chain = stack.audit(&input.document_id).await;
+    assert_eq!(count_actions(&chain, "downstream.recorded"), 1);
+    assert_eq!(stack.event_puts("document.refused", &event).await, 0);
+    let again = sweep_unanswered(&stack).await;
+    let redelivered = again["redelivered"].as_array().unwrap();
+    assert!(!redelivered.contains(&json!(event.to_string())), "{again}");
 }

@@ -56,11 +56,12 @@ async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
     (tenant, documents)
 }
 
-/// What one document ended as.
-/// How long a completed run's event may take to be published: the sweep schedule's period (60 s)
-/// plus the age at which it takes a record from route (120 s), with a margin.
+/// How long a completed run's event may take to be published, or to be redelivered when its
+/// delivery or the consumer's answer was lost (locally the bus does not retry a target): the
+/// sweep schedule's period (60 s) plus the age at which it takes a record (120 s), with a margin.
 const SWEEP_DEADLINE: Duration = Duration::from_secs(240);
 
+/// What one document ended as.
 #[derive(Debug)]
 struct Outcome {
     document: DocumentId,
@@ -148,13 +149,18 @@ async fn duplicates(stack: &Stack, outcome: &Outcome) -> Vec<String> {
     // A completed run's event is published after its completion, by the same route call: the
     // chain is read once the execution ended. A route that stopped in between (its Lambda timed
     // out on every retry) leaves the event to the outbox sweeper, which relays it within its
-    // schedule's period plus the age it waits for: the publication is waited for that long.
+    // schedule's period plus the age it waits for: the publication is waited for that long. Its
+    // execution ends when the consumer's answer ends the receipt wait; a delivery or an answer
+    // that was lost is redelivered by the same sweeper, so the execution may take that long more.
     for run in outcome
         .runs
         .iter()
         .filter(|r| s(r, "status") == "completed")
     {
-        stack.wait_for_execution(&s(run, "runId")).await;
+        let run = s(run, "runId");
+        stack
+            .wait_for_execution_within(&run, RUN_DEADLINE + SWEEP_DEADLINE)
+            .await;
     }
     let completed = outcome.runs.iter().any(|r| s(r, "status") == "completed");
     let until = Instant::now() + SWEEP_DEADLINE;
@@ -278,13 +284,14 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
     // Lost answers inside the functions: the request commits, the answer is dropped. No seed:
     // each function process draws from its own clock seed, not all the same sequence. Each
     // rule's odds give it five or more expected firings over the soak's calls of its operation
-    // (about 120 UpdateItem: 0.03 left it silent in one run in about 40), and each must fire.
+    // (about 120 UpdateItem: 0.03 left it silent in one run in about 40; 100 StartExecution at
+    // 0.05, five, left it silent once: 0.6% odds, 0.003% at 0.1), and each must fire.
     let sdk_rules = json!({"rules": [
         {"service": "dynamodb", "operation": "TransactWriteItems", "mode": "lose_response", "probability": 0.03},
         {"service": "dynamodb", "operation": "UpdateItem", "mode": "lose_response", "probability": 0.05},
         {"service": "textract", "operation": "StartDocumentTextDetection", "mode": "lose_response", "probability": 0.1},
         {"service": "s3", "operation": "PutObject", "mode": "lose_response", "probability": 0.03},
-        {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.05}
+        {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.1}
     ]});
     let on = FaultsOn::on(&stack, chaos_rules, Some(&sdk_rules)).await;
     let started = Instant::now();

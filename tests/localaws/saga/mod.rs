@@ -218,16 +218,21 @@ async fn the_outbox_persists_an_event_once_and_moves_it_forward_only() {
 
     // A sweeper finds it by Query while it is persisted...
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let epoch = time::OffsetDateTime::UNIX_EPOCH;
     let stale = f
         .outbox
-        .persisted_before(time::OffsetDateTime::now_utc())
+        .entered_between(Delivery::Persisted, epoch, time::OffsetDateTime::now_utc())
         .await
         .unwrap();
     assert!(
         stale.iter().any(|r| r.body.event_id == body.event_id),
         "{stale:?}"
     );
-    let none = f.outbox.persisted_before(cutoff_before).await.unwrap();
+    let none = f
+        .outbox
+        .entered_between(Delivery::Persisted, epoch, cutoff_before)
+        .await
+        .unwrap();
     assert!(!none.iter().any(|r| r.body.event_id == body.event_id));
     let sent = f.requests.take();
     assert_eq!((sent.get("Query"), sent.get("Scan")), (Some(&2), None));
@@ -267,13 +272,29 @@ async fn the_outbox_persists_an_event_once_and_moves_it_forward_only() {
         f.store.commit(vec![persist]).await.unwrap(),
         Err(Refused { index: 0 })
     );
-    // No longer persisted: the sweeper leaves it.
+    // No longer persisted: the relay leaves it; it is found among the published ones that
+    // entered their state since the move, and not among those that entered it before.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let now = time::OffsetDateTime::now_utc();
     let swept = f
         .outbox
-        .persisted_before(time::OffsetDateTime::now_utc())
+        .entered_between(Delivery::Persisted, epoch, now)
         .await
         .unwrap();
     assert!(!swept.iter().any(|r| r.body.event_id == body.event_id));
+    let accepted = Delivery::ProviderAccepted;
+    let since_move = f
+        .outbox
+        .entered_between(accepted, now - time::Duration::minutes(1), now)
+        .await
+        .unwrap();
+    assert!(since_move.iter().any(|r| r.body.event_id == body.event_id));
+    let before_move = f
+        .outbox
+        .entered_between(accepted, epoch, cutoff_before)
+        .await
+        .unwrap();
+    assert!(!before_move.iter().any(|r| r.body.event_id == body.event_id));
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 //! [`OutboxRecord`] beside the attributes the conditions and the index read: [`DELIVERY`] (its
 //! delivery state) and [`SINCE`] (when it entered that state). The index [`BY_DELIVERY`] (hash
 //! `delivery`, range `since`) lets a sweeper find the records that stayed `persisted` too long
-//! by one Query ([`DynamoOutbox::persisted_before`]), never a Scan.
+//! by one Query ([`DynamoOutbox::entered_between`]), never a Scan; and the published ones
+//! still unanswered, to redeliver them.
 //!
 //! A record is persisted once ([`PERSIST_CONDITION`]) and moved forward only from the state it
 //! was read in ([`ADVANCE_CONDITION`]). The record of `document.accepted` is persisted in the
@@ -118,21 +119,27 @@ impl Outbox for DynamoOutbox {
         }
     }
 
-    /// One Query of [`BY_DELIVERY`] (`since` is RFC 3339, UTC), every page.
-    async fn persisted_before(&self, cutoff: OffsetDateTime) -> Result<Vec<OutboxRecord>, Error> {
-        let cutoff = cutoff
-            .format(&Rfc3339)
-            .expect("RFC 3339 formats any UTC time");
+    /// One Query of [`BY_DELIVERY`] (`since` is RFC 3339, UTC; `BETWEEN` includes `before`,
+    /// which the port allows), every page.
+    async fn entered_between(
+        &self,
+        delivery: Delivery,
+        after: OffsetDateTime,
+        before: OffsetDateTime,
+    ) -> Result<Vec<OutboxRecord>, Error> {
+        let rfc3339 =
+            |t: OffsetDateTime| t.format(&Rfc3339).expect("RFC 3339 formats any UTC time");
         let query = self
             .client
             .query()
             .table_name(&self.table)
             .index_name(BY_DELIVERY)
-            .key_condition_expression("#delivery = :persisted AND #since < :cutoff")
+            .key_condition_expression("#delivery = :delivery AND #since BETWEEN :after AND :before")
             .expression_attribute_names("#delivery", DELIVERY)
             .expression_attribute_names("#since", SINCE)
-            .expression_attribute_values(":persisted", s(Delivery::Persisted.name()))
-            .expression_attribute_values(":cutoff", s(cutoff));
+            .expression_attribute_values(":delivery", s(delivery.name()))
+            .expression_attribute_values(":after", s(rfc3339(after)))
+            .expression_attribute_values(":before", s(rfc3339(before)));
         let items = query_all(query, "dynamodb Query outbox by delivery").await?;
         items.iter().map(from_item).collect()
     }

@@ -174,7 +174,11 @@ async fn the_adapters_read_strongly_and_find_obligations_and_stale_records_by_qu
     let _ = outbox.record(&record().body.event_id).await;
     let _ = outbox.persist(OutboxRecord::prepare(record().body)).await;
     let _ = outbox
-        .persisted_before(time::macros::datetime!(2026-12-01 00:00 UTC))
+        .entered_between(
+            Delivery::ProviderAccepted,
+            time::macros::datetime!(2026-11-30 00:00 UTC),
+            time::macros::datetime!(2026-12-01 00:00 UTC),
+        )
         .await;
     let sent = sent(&capture);
     assert_eq!(sent.len(), 6);
@@ -198,8 +202,12 @@ async fn the_adapters_read_strongly_and_find_obligations_and_stale_records_by_qu
     assert_eq!(sent[5]["IndexName"], json!("by-delivery"));
     assert_eq!(
         sent[5]["KeyConditionExpression"],
-        json!("#delivery = :persisted AND #since < :cutoff")
+        json!("#delivery = :delivery AND #since BETWEEN :after AND :before")
     );
+    let values = &sent[5]["ExpressionAttributeValues"];
+    assert_eq!(values[":delivery"], json!({"S": "provider-accepted"}));
+    assert_eq!(values[":after"], json!({"S": "2026-11-30T00:00:00Z"}));
+    assert_eq!(values[":before"], json!({"S": "2026-12-01T00:00:00Z"}));
 }
 
 #[test]

@@ -128,14 +128,19 @@ impl Outbox for MemoryOutbox {
         Ok(persisted)
     }
 
-    async fn persisted_before(&self, cutoff: OffsetDateTime) -> Result<Vec<OutboxRecord>, Error> {
+    async fn entered_between(
+        &self,
+        delivery: Delivery,
+        after: OffsetDateTime,
+        before: OffsetDateTime,
+    ) -> Result<Vec<OutboxRecord>, Error> {
         let records = self.records.lock().unwrap();
         let since = self.since.lock().unwrap();
         let mut stuck: Vec<(OffsetDateTime, OutboxRecord)> = records
             .values()
-            .filter(|r| r.delivery == Delivery::Persisted)
+            .filter(|r| r.delivery == delivery)
             .filter_map(|r| since.get(&r.body.event_id).map(|t| (*t, r.clone())))
-            .filter(|(t, _)| *t < cutoff)
+            .filter(|(t, _)| after <= *t && *t < before)
             .collect();
         stuck.sort_by_key(|(t, _)| *t);
         Ok(stuck.into_iter().map(|(_, r)| r).collect())

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use crate::ids::RunId;
 use crate::model::run::TaskToken;
 use crate::saga::sink::Answer;
-use crate::saga::{EventBody, EventId, Journal, OutboxRecord, ReceiptId, Voided};
+use crate::saga::{Delivery, EventBody, EventId, Journal, OutboxRecord, ReceiptId, Voided};
 use crate::Error;
 
 /// A journal write lost the race: the stored version is not the one it was derived from.
@@ -51,11 +51,14 @@ pub trait Outbox: Send + Sync {
         &self,
         record: OutboxRecord,
     ) -> impl Future<Output = Result<OutboxRecord, Error>> + Send;
-    /// Every record still `persisted` that entered that state before `cutoff`, oldest first:
-    /// what the sweeper relays (`steps::saga::sweep`).
-    fn persisted_before(
+    /// Every record still in `delivery` that entered that state at or after `after` and before
+    /// `before` (the bounds may be off by the sub-second part of the stored times), oldest
+    /// first: what the sweeper relays or redelivers (`steps::saga::sweep`).
+    fn entered_between(
         &self,
-        cutoff: OffsetDateTime,
+        delivery: Delivery,
+        after: OffsetDateTime,
+        before: OffsetDateTime,
     ) -> impl Future<Output = Result<Vec<OutboxRecord>, Error>> + Send;
 }
 

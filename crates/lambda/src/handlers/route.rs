@@ -1,7 +1,8 @@
 //! route: writes an approved run's result and makes it the document's current one (or records
 //! it as stale); `action: fail` records a run that ended in a technical failure, `action: reject`
 //! one a reviewer rejected. See `docket_core::steps::route`. `action: sweep` (a schedule) relays
-//! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`).
+//! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`)
+//! and redelivers those still unanswered (`docket_core::steps::saga::unanswered`).
 //! `action: await_receipt` (a Task with a token) waits for the consumer's answer to the run's
 //! accepted event, and `action: receipt` (a rule on the bus) is that answer
 //! (`docket_core::steps::saga::receipt`).
@@ -70,11 +71,18 @@ pub enum Request {
         /// The answer's ids.
         detail: Value,
     },
-    /// Relay the events left `persisted` for longer than this (the outbox sweeper's schedule).
+    /// Relay the events left `persisted` for longer than this, and redeliver those published
+    /// that long ago (but within `answerWithinSeconds`) whose run still waits for the consumer's
+    /// answer (the outbox sweeper's schedule).
     Sweep {
-        /// How long a record may stay `persisted` before the sweeper takes it from route.
+        /// How long a record may stay `persisted`, or published and unanswered, before the
+        /// sweeper takes it from route.
         #[serde(rename = "olderThanSeconds")]
         older_than_seconds: u32,
+        /// The receipt wait's deadline (`ReceiptTimeoutSeconds`): an event published longer ago
+        /// than this is not redelivered (the run's compensation has it). Absent: no redelivery.
+        #[serde(rename = "answerWithinSeconds", default)]
+        answer_within_seconds: Option<u32>,
     },
 }
 
@@ -132,9 +140,10 @@ pub async fn handle(
             detail_type,
             detail,
         } => receipt(ports, ctx, &detail_type, detail).await,
-        Request::Sweep { older_than_seconds } => {
-            answer(&sweep(ports, ctx, older_than_seconds).await?)
-        }
+        Request::Sweep {
+            older_than_seconds,
+            answer_within_seconds,
+        } => answer(&sweep(ports, ctx, older_than_seconds, answer_within_seconds).await?),
     }
 }
 
@@ -170,14 +179,18 @@ async fn receipt(
 }
 
 /// Announces every event stuck `persisted` for longer than `older_than` seconds, each under the
-/// ids of its run; one that fails is named and left for the next sweep.
+/// ids of its run, then redelivers the events published between `answer_within` and
+/// `older_than` seconds ago whose run still waits; one that fails is named and left for the
+/// next sweep.
 async fn sweep(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
     ctx: &Context,
     older_than: u32,
+    answer_within: Option<u32>,
 ) -> Result<Swept, Failure> {
     // The outbox stamps a record's state with the system clock (not the step's): so is the cutoff.
-    let cutoff = time::OffsetDateTime::now_utc() - time::Duration::seconds(older_than.into());
+    let now = time::OffsetDateTime::now_utc();
+    let cutoff = now - time::Duration::seconds(older_than.into());
     // The sweep's own lines name no document: its span carries "-" for the ids.
     let whole = span("route.sweep", "-", "-", "-");
     let stuck = traced(whole.clone(), saga::stuck(ports, cutoff)).await?;
@@ -196,7 +209,25 @@ async fn sweep(
                 .push((body.event_id.to_string(), e.name().into())),
         }
     }
+    if let Some(within) = answer_within {
+        let after = now - time::Duration::seconds(within.into());
+        let waiting = traced(whole.clone(), saga::unanswered(ports, after, cutoff)).await?;
+        for body in waiting {
+            let (document, run) = (body.document_id.as_str(), &body.run_id);
+            let op = Effect::DownstreamRecorded.operation(run);
+            let span = span("route.sweep", document, run.as_str(), op.as_str());
+            let event = body.event_id.to_string();
+            match traced(span.clone(), saga::redeliver(ports, &body)).await {
+                Ok(()) => {
+                    span.in_scope(|| tracing::info!("redelivered an unanswered event"));
+                    swept.redelivered.push(event);
+                }
+                Err(Failure(e)) => swept.failed.push((event, e.name().into())),
+            }
+        }
+    }
+    let (relayed, redelivered) = (swept.relayed, swept.redelivered.len());
     let failed = swept.failed.len();
-    whole.in_scope(|| tracing::info!(relayed = swept.relayed, failed, "swept the outbox"));
+    whole.in_scope(|| tracing::info!(relayed, redelivered, failed, "swept the outbox"));
     Ok(swept)
 }

@@ -26,7 +26,7 @@ mod sweep;
 pub use compensate::{compensate, compensate_run, Compensation};
 pub use receipt::{await_receipt, receipt, Awaited};
 pub use retract::{retract, Retraction, RETRACTED};
-pub use sweep::{stuck, Swept};
+pub use sweep::{redeliver, stuck, unanswered, Swept};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -8,12 +8,20 @@
 //!
 //! A retraction's record is left alone: the compensation that persisted it publishes it, and
 //! its own retries and obligation cover it.
+//!
+//! It also redelivers: a published `document.accepted` whose run still waits for the consumer's
+//! answer ([`unanswered`]) is put on the bus again under the same event id. EventBridge delivers
+//! at least once but gives up on a target after its retries, and the consumer's answer travels
+//! back the same way; a redelivery is the outbox's at-least-once. The consumer applies an event
+//! once and answers a repeat as it answered the first, so the answer that was lost comes again
+//! and ends the wait. Only records published within the wait's deadline are taken: after it the
+//! Task's timeout has handed the run to compensation.
 
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::ports::{HasOutbox, Outbox};
-use crate::saga::{EventBody, EventKind};
+use crate::ports::{EventBus, HasEvents, HasJournal, HasOutbox, Outbox, SagaJournal};
+use crate::saga::{Delivery, Effect, EventBody, EventKind, Evidence};
 use crate::Error;
 
 /// What one sweep did, for the log and the caller.
@@ -22,7 +30,11 @@ use crate::Error;
 pub struct Swept {
     /// Events published and settled.
     pub relayed: usize,
-    /// Events whose relay failed (the next sweep tries them again), with the error's name.
+    /// Events put on the bus again because their run still waits for the consumer's answer
+    /// (their ids).
+    pub redelivered: Vec<String>,
+    /// Events whose relay or redelivery failed (the next sweep tries them again), with the
+    /// error's name.
     pub failed: Vec<(String, String)>,
 }
 
@@ -32,10 +44,48 @@ pub async fn stuck(
     ports: &impl HasOutbox,
     cutoff: OffsetDateTime,
 ) -> Result<Vec<EventBody>, Error> {
-    let records = ports.outbox().persisted_before(cutoff).await?;
+    let epoch = OffsetDateTime::UNIX_EPOCH;
+    let records = ports
+        .outbox()
+        .entered_between(Delivery::Persisted, epoch, cutoff)
+        .await?;
     Ok(records
         .into_iter()
         .map(|r| r.body)
         .filter(|body| body.kind == EventKind::Accepted)
         .collect())
+}
+
+/// The `document.accepted` events published between `after` and `before` whose run still waits
+/// for the consumer's answer: the waiting Task claimed `downstream.recorded` (`uncertain`), no
+/// answer settled it, no refusal is noted and no compensation has begun. Oldest first.
+pub async fn unanswered(
+    ports: &(impl HasOutbox + HasJournal),
+    after: OffsetDateTime,
+    before: OffsetDateTime,
+) -> Result<Vec<EventBody>, Error> {
+    let published = ports
+        .outbox()
+        .entered_between(Delivery::ProviderAccepted, after, before)
+        .await?;
+    let mut waiting = Vec::new();
+    for record in published {
+        if record.body.kind != EventKind::Accepted {
+            continue;
+        }
+        let Some(journal) = ports.journal().journal(&record.body.run_id).await? else {
+            continue;
+        };
+        let entry = journal.entry(Effect::DownstreamRecorded);
+        let open = entry.evidence == Evidence::Uncertain && entry.note.is_none();
+        if open && journal.compensation_reason.is_none() {
+            waiting.push(record.body);
+        }
+    }
+    Ok(waiting)
+}
+
+/// Puts `body` on the bus again, under its own event id (the consumer applies it once).
+pub async fn redeliver(ports: &impl HasEvents, body: &EventBody) -> Result<(), Error> {
+    ports.events().put(body).await.map(|_| ())
 }

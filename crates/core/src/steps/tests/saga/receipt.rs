@@ -254,3 +254,50 @@ async fn an_answer_to_a_retraction_settles_nothing_and_ends_no_wait() {
     assert_eq!(w.journal(&input).await, journal, "nothing written");
     assert!(w.callbacks().is_empty());
 }
+
+#[tokio::test]
+async fn the_sweeper_redelivers_a_published_event_only_while_its_run_waits_for_the_answer() {
+    let w = world();
+    let (input, body) = w.published_run().await;
+    let now = time::OffsetDateTime::now_utc();
+    let (window, soon) = (
+        now - time::Duration::minutes(15),
+        now + time::Duration::seconds(1),
+    );
+    let unanswered = || async {
+        let bodies = saga::unanswered(&w.ports, window, soon).await.unwrap();
+        bodies
+            .into_iter()
+            .map(|b| b.event_id.to_string())
+            .collect::<Vec<_>>()
+    };
+    // Published, but the wait has not begun: nothing waits for an answer yet.
+    assert!(unanswered().await.is_empty());
+
+    // The wait began and no answer came: redelivered under the same id, while it waits; an
+    // event published before the window (the wait's deadline) is not taken.
+    assert_eq!(w.await_receipt(&input, "t-1").await, Awaited::Waiting);
+    assert_eq!(unanswered().await, [body.event_id.to_string()]);
+    let later = saga::unanswered(&w.ports, soon, soon + time::Duration::minutes(1)).await;
+    assert!(later.unwrap().is_empty(), "outside the window");
+    saga::redeliver(&w.ports, &body).await.unwrap();
+    let published = w.published(EventKind::Accepted);
+    assert_eq!(published.len(), 2, "{published:?}");
+    assert!(published.iter().all(|(id, _)| *id == body.event_id));
+    assert_eq!(
+        unanswered().await,
+        [body.event_id.to_string()],
+        "still waiting"
+    );
+
+    // The answer to the redelivery settles it: no longer redelivered.
+    w.answer(&w.consumer_answer(&body)).await;
+    assert!(unanswered().await.is_empty());
+
+    // A refused run is not redelivered either (its compensation has it).
+    let (copy, copied) = w.published_run_of("inbox/acme/copy.png").await;
+    w.await_receipt(&copy, "t-2").await;
+    assert_eq!(unanswered().await, [copied.event_id.to_string()]);
+    w.answer(&w.consumer_answer(&copied)).await;
+    assert!(unanswered().await.is_empty());
+}

@@ -16,10 +16,10 @@ use time::macros::datetime;
 use super::{compensate, ingest, ocr, review, route, validate};
 use crate::{parse, review_api, Failure};
 
-const ASL: &str = include_str!("../../../../statemachines/document-pipeline.asl.json");
-const UPLOAD: &str = include_str!("../../../../tests/fixtures/s3-object-created.json");
+const ASL: &str = include_str!("../../../../../statemachines/document-pipeline.asl.json");
+const UPLOAD: &str = include_str!("../../../../../tests/fixtures/s3-object-created.json");
 const API_REQUEST: &str =
-    include_str!("../../../../tests/fixtures/function-url-review-decision.json");
+    include_str!("../../../../../tests/fixtures/function-url-review-decision.json");
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
 const TOKEN: &str = "token-of-the-waiting-task";
 
@@ -491,108 +491,4 @@ async fn a_reviewer_role_of_another_account_is_refused() {
     );
 }
 
-#[tokio::test]
-async fn the_scheduled_sweep_relays_the_event_a_failed_route_left_persisted() {
-    // given a route that completed the run and then could not publish
-    let w = world();
-    let state = w.validated("inbox/acme/clear.png", 0.99).await;
-    *w.ports.events.fail_next.lock().unwrap() = 1;
-    let routed = route::handle(&w.ports, &w.ctx, parse(payload("Route", &state)).unwrap()).await;
-    assert!(routed.is_err(), "the publication failed");
-    let accepted = docket_core::saga::EventKind::Accepted;
-    assert!(w.ports.events.published(accepted).is_empty());
-
-    // when the schedule's sweep runs (a record younger than its age is left to route)
-    let sweep = |age: u32| json!({"action": "sweep", "olderThanSeconds": age});
-    let young = route::handle(&w.ports, &w.ctx, parse(sweep(3600)).unwrap()).await;
-    let swept = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
-    let again = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
-
-    // then the event is published once
-    assert_eq!(young.unwrap(), json!({"relayed": 0, "failed": []}));
-    assert_eq!(swept.unwrap(), json!({"relayed": 1, "failed": []}));
-    assert_eq!(again.unwrap(), json!({"relayed": 0, "failed": []}));
-    assert_eq!(w.ports.events.published(accepted).len(), 1);
-}
-
-#[tokio::test]
-async fn a_routed_run_waits_for_the_consumers_receipt_which_ends_the_wait() {
-    let w = world();
-    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
-    w.route("Route", &mut state).await;
-    assert_eq!(state["route"]["receiptSeconds"], 900, "{state}");
-
-    let waited = w.route("AwaitReceipt", &mut state).await;
-    assert_eq!(waited, "waiting");
-    assert!(w.ports.callback.calls.lock().unwrap().is_empty());
-
-    let answer = w.consumer_answers(&state).await;
-    let calls = w.ports.callback.calls.lock().unwrap().clone();
-    assert_eq!(
-        answer,
-        json!({"answer": "document.recorded", "settled": true})
-    );
-    assert_eq!(calls.len(), 1, "{calls:?}");
-    assert_eq!(calls[0].0, TOKEN);
-    assert_eq!(calls[0].1.as_ref().unwrap()["status"], "recorded");
-}
-
-#[tokio::test]
-async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
-    let w = world();
-    let mut first = w.validated("inbox/acme/first.png", 0.99).await;
-    w.route("Route", &mut first).await;
-    w.consumer_answers(&first).await;
-    let mut state = w.validated("inbox/acme/copy.png", 0.99).await;
-    w.route("Route", &mut state).await;
-    w.route("AwaitReceipt", &mut state).await;
-
-    w.consumer_answers(&state).await;
-    let calls = w.ports.callback.calls.lock().unwrap().clone();
-    let refusal = calls[0].1.clone().unwrap_err();
-    assert_eq!(refusal, "Business.DuplicateInvoice");
-    let catch = &task("AwaitReceipt")["Catch"][0];
-    assert_eq!(catch["ErrorEquals"][0], refusal.as_str());
-    assert_eq!(catch["Next"], "Compensate");
-    state["error"] = json!({"Error": refusal, "Cause": "the consumer refused the event"});
-
-    let request = parse(payload("Compensate", &state)).unwrap();
-    let answer = compensate::handle(&w.ports, &w.ctx, request).await.unwrap();
-    keep("Compensate", answer, &mut state);
-
-    assert_eq!(state["compensation"]["end"], "compensated", "{state}");
-}
-
-impl World {
-    /// The consumer applies the run's accepted event and answers on the bus; route gets the
-    /// answer as the receipt rule's input transformer shapes it.
-    async fn consumer_answers(&self, state: &Value) -> Value {
-        use docket_core::ports::Outbox;
-        use docket_core::saga::sink::Answer;
-        use docket_core::saga::{EventId, EventKind};
-        let run: docket_core::model::run::RunInput = parse(state["run"].clone()).unwrap();
-        let id = EventId::new(&run.run_id, EventKind::Accepted);
-        let record = self.ports.store.outbox.record(&id).await.unwrap().unwrap();
-        let applied = self
-            .ports
-            .downstream
-            .book
-            .lock()
-            .unwrap()
-            .apply(&record.body);
-        let answer = match applied {
-            Ok(a) => Answer::Recorded {
-                event_id: id,
-                receipt_id: a.receipt().clone(),
-                voided_receipt_id: None,
-            },
-            Err(e) => Answer::refused(&id, &e),
-        };
-        let request = json!({"action": "receipt", "detailType": answer.detail_type(),
-                             "detail": answer.detail()});
-        let request = parse(request).unwrap();
-        route::handle(&self.ports, &self.ctx, request)
-            .await
-            .unwrap()
-    }
-}
+mod saga;

@@ -1,0 +1,157 @@
+//! Route's saga as the state machine and the bus call it: the sweep relays and redelivers,
+//! the waiting Task ends by the consumer's answer, and a refusal is compensated by the Task its
+//! Catch names.
+
+use serde_json::json;
+
+use super::*;
+
+#[tokio::test]
+async fn the_scheduled_sweep_relays_the_event_a_failed_route_left_persisted() {
+    // given a route that completed the run and then could not publish
+    let w = world();
+    let state = w.validated("inbox/acme/clear.png", 0.99).await;
+    *w.ports.events.fail_next.lock().unwrap() = 1;
+    let routed = route::handle(&w.ports, &w.ctx, parse(payload("Route", &state)).unwrap()).await;
+    assert!(routed.is_err(), "the publication failed");
+    let accepted = docket_core::saga::EventKind::Accepted;
+    assert!(w.ports.events.published(accepted).is_empty());
+
+    // when the schedule's sweep runs (a record younger than its age is left to route)
+    let sweep = |age: u32| json!({"action": "sweep", "olderThanSeconds": age});
+    let young = route::handle(&w.ports, &w.ctx, parse(sweep(3600)).unwrap()).await;
+    let swept = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
+    let again = route::handle(&w.ports, &w.ctx, parse(sweep(0)).unwrap()).await;
+
+    // then the event is published once
+    let nothing = json!({"relayed": 0, "redelivered": [], "failed": []});
+    assert_eq!(young.unwrap(), nothing);
+    assert_eq!(
+        swept.unwrap(),
+        json!({"relayed": 1, "redelivered": [], "failed": []})
+    );
+    assert_eq!(again.unwrap(), nothing);
+    assert_eq!(w.ports.events.published(accepted).len(), 1);
+}
+
+#[tokio::test]
+async fn the_scheduled_sweep_redelivers_an_event_whose_answer_never_came_within_the_wait() {
+    // given a routed run waiting for the consumer's answer, which was lost
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    assert_eq!(w.route("AwaitReceipt", &mut state).await, "waiting");
+    let accepted = docket_core::saga::EventKind::Accepted;
+    let event = w.ports.events.published(accepted)[0].0.to_string();
+
+    // when the schedule's sweep runs: without the wait's deadline, or before the record's age,
+    // nothing is redelivered; with both, the event is, once per sweep
+    let sweep = |age: u32, within: Option<u32>| {
+        let mut sweep = json!({"action": "sweep", "olderThanSeconds": age});
+        if let Some(within) = within {
+            sweep["answerWithinSeconds"] = json!(within);
+        }
+        parse(sweep).unwrap()
+    };
+    let unbounded = route::handle(&w.ports, &w.ctx, sweep(0, None)).await;
+    let young = route::handle(&w.ports, &w.ctx, sweep(3600, Some(7200))).await;
+    let swept = route::handle(&w.ports, &w.ctx, sweep(0, Some(900))).await;
+
+    // then the redelivery carries the same event id, and its answer ends the wait
+    let nothing = json!({"relayed": 0, "redelivered": [], "failed": []});
+    assert_eq!(unbounded.unwrap(), nothing);
+    assert_eq!(young.unwrap(), nothing);
+    assert_eq!(
+        swept.unwrap(),
+        json!({"relayed": 0, "redelivered": [event], "failed": []})
+    );
+    let published = w.ports.events.published(accepted);
+    assert_eq!(published.len(), 2, "{published:?}");
+    w.consumer_answers(&state).await;
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let after = route::handle(&w.ports, &w.ctx, sweep(0, Some(900))).await;
+    assert_eq!(after.unwrap(), nothing);
+}
+
+#[tokio::test]
+async fn a_routed_run_waits_for_the_consumers_receipt_which_ends_the_wait() {
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    assert_eq!(state["route"]["receiptSeconds"], 900, "{state}");
+
+    let waited = w.route("AwaitReceipt", &mut state).await;
+    assert_eq!(waited, "waiting");
+    assert!(w.ports.callback.calls.lock().unwrap().is_empty());
+
+    let answer = w.consumer_answers(&state).await;
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    assert_eq!(
+        answer,
+        json!({"answer": "document.recorded", "settled": true})
+    );
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].0, TOKEN);
+    assert_eq!(calls[0].1.as_ref().unwrap()["status"], "recorded");
+}
+
+#[tokio::test]
+async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
+    let w = world();
+    let mut first = w.validated("inbox/acme/first.png", 0.99).await;
+    w.route("Route", &mut first).await;
+    w.consumer_answers(&first).await;
+    let mut state = w.validated("inbox/acme/copy.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    w.route("AwaitReceipt", &mut state).await;
+
+    w.consumer_answers(&state).await;
+    let calls = w.ports.callback.calls.lock().unwrap().clone();
+    let refusal = calls[0].1.clone().unwrap_err();
+    assert_eq!(refusal, "Business.DuplicateInvoice");
+    let catch = &task("AwaitReceipt")["Catch"][0];
+    assert_eq!(catch["ErrorEquals"][0], refusal.as_str());
+    assert_eq!(catch["Next"], "Compensate");
+    state["error"] = json!({"Error": refusal, "Cause": "the consumer refused the event"});
+
+    let request = parse(payload("Compensate", &state)).unwrap();
+    let answer = compensate::handle(&w.ports, &w.ctx, request).await.unwrap();
+    keep("Compensate", answer, &mut state);
+
+    assert_eq!(state["compensation"]["end"], "compensated", "{state}");
+}
+
+impl World {
+    /// The consumer applies the run's accepted event and answers on the bus; route gets the
+    /// answer as the receipt rule's input transformer shapes it.
+    async fn consumer_answers(&self, state: &Value) -> Value {
+        use docket_core::ports::Outbox;
+        use docket_core::saga::sink::Answer;
+        use docket_core::saga::{EventId, EventKind};
+        let run: docket_core::model::run::RunInput = parse(state["run"].clone()).unwrap();
+        let id = EventId::new(&run.run_id, EventKind::Accepted);
+        let record = self.ports.store.outbox.record(&id).await.unwrap().unwrap();
+        let applied = self
+            .ports
+            .downstream
+            .book
+            .lock()
+            .unwrap()
+            .apply(&record.body);
+        let answer = match applied {
+            Ok(a) => Answer::Recorded {
+                event_id: id,
+                receipt_id: a.receipt().clone(),
+                voided_receipt_id: None,
+            },
+            Err(e) => Answer::refused(&id, &e),
+        };
+        let request = json!({"action": "receipt", "detailType": answer.detail_type(),
+                             "detail": answer.detail()});
+        let request = parse(request).unwrap();
+        route::handle(&self.ports, &self.ctx, request)
+            .await
+            .unwrap()
+    }
+}
