@@ -100,3 +100,25 @@ fn the_template_lint_names_a_substituted_parameter_missing_from_the_version() {
     let stripped = text.replace(named, "");
     assert_eq!(unversioned(&stripped), vec!["ReviewTimeoutSeconds"]);
 }
+
+/// The `Timeout` of the function resource `name`.
+fn function_timeout(text: &str, name: &str) -> i64 {
+    let lines: Vec<&str> = text.lines().collect();
+    let (_, body) = block(&lines, 0, name);
+    let timeout = body
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("Timeout: "))
+        .unwrap_or_else(|| panic!("{name} has no Timeout"));
+    timeout.parse().expect("a number of seconds")
+}
+
+#[test]
+fn an_attempt_of_a_compensation_holds_it_at_least_as_long_as_compensate_can_run() {
+    // A caller past the lease takes the attempt over: its holder must have ended by then.
+    let timeout = function_timeout(&template(), "CompensateFunction");
+    assert!(
+        timeout <= docket_core::saga::ATTEMPT_LEASE_SECONDS,
+        "CompensateFunction Timeout {timeout} s outlives the attempt lease"
+    );
+    assert!(function_timeout("  F:\n    Properties:\n      Timeout: 45\n", "F") > 30);
+}

@@ -254,7 +254,11 @@ pub fn failed_compensation(run: &RunId, entry_id: &str, owner: &str) -> Journal 
             Transition::Claim(Effect::EventPublished, ids.clone()),
             Transition::Settle(Effect::EventPublished, Outcome::Happened(ids)),
             Transition::BeginCompensation("withdrawn".into()),
-            Transition::Attempt(Effect::EventPublished, 0),
+            Transition::Attempt {
+                effect: Effect::EventPublished,
+                seen: 0,
+                at: time::OffsetDateTime::UNIX_EPOCH,
+            },
             Transition::Failed {
                 effect: Effect::EventPublished,
                 error: ErrorKind::Internal,

@@ -23,6 +23,12 @@ use crate::Error;
 /// backoff) makes the next.
 pub const MAX_COMPENSATION_ATTEMPTS: u32 = 3;
 
+/// How long an attempt in flight holds its compensation: no other caller makes an attempt of
+/// its own for this long after it was claimed, unless it ended first. The compensate Lambda's
+/// timeout (30 s, `tests/lint` checks the template), so its holder has finished or been stopped
+/// by then; a caller refused meanwhile is `Transient.InProgress` and retried with backoff.
+pub const ATTEMPT_LEASE_SECONDS: i64 = 30;
+
 /// The bound and the owner of compensations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompensationRules {

@@ -10,7 +10,9 @@
 //! loses the race re-reads and applies its transition again.
 
 use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 
+use super::compensate::ATTEMPT_LEASE_SECONDS;
 use super::effect::{Effect, EffectIds, Evidence};
 use super::status::{CompensationStatus, SagaEnd};
 use crate::error::{ErrorKind, Family};
@@ -31,6 +33,15 @@ pub struct JournalEntry {
     pub compensation: CompensationStatus,
     /// Compensation attempts so far.
     pub attempts: u32,
+    /// When the attempt in flight was claimed; cleared when it ends (committed, not required or
+    /// failed). While it is set, and for [`ATTEMPT_LEASE_SECONDS`] after it, no other caller
+    /// makes an attempt: the holder is still acting, or ran out of time by then.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::rfc3339::option"
+    )]
+    pub attempt_since: Option<OffsetDateTime>,
     /// The taxonomy name of the last compensation failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
@@ -83,10 +94,18 @@ pub enum Transition {
     Refused(Effect, String),
     /// Compensation begins: what happened or may have happened becomes `pending`.
     BeginCompensation(String),
-    /// Before a compensation: pending/attempted → attempted, one more attempt. It carries the
-    /// attempts its caller saw: if another caller claimed an attempt since, it is refused
-    /// (`Transient.InProgress`), so two concurrent compensations never both act.
-    Attempt(Effect, u32),
+    /// Before a compensation: pending/attempted → attempted, one more attempt, in flight from
+    /// `at`. It carries the attempts its caller saw: if another caller claimed an attempt since,
+    /// or an attempt is in flight (claimed less than [`ATTEMPT_LEASE_SECONDS`] before `at` and not
+    /// ended), it is refused (`Transient.InProgress`), so two compensations never both act.
+    Attempt {
+        /// The effect to compensate.
+        effect: Effect,
+        /// The attempts its caller saw.
+        seen: u32,
+        /// Now.
+        at: OffsetDateTime,
+    },
     /// The compensation was applied: attempted → committed.
     Committed(Effect),
     /// Nothing to undo after all (the reason is noted): pending/attempted → not-required.
@@ -126,6 +145,7 @@ impl Journal {
                 ids: EffectIds::default(),
                 compensation: CompensationStatus::NotRequired,
                 attempts: 0,
+                attempt_since: None,
                 last_error: None,
                 owner: None,
                 note: None,
@@ -229,7 +249,7 @@ impl Journal {
                     }
                 }
             }
-            Transition::Attempt(effect, seen) => {
+            Transition::Attempt { effect, seen, at } => {
                 let e = &mut next.entries[*effect as usize];
                 if !begun || e.evidence != Evidence::Confirmed {
                     let why = format!("is {} and cannot be compensated", e.evidence.name());
@@ -245,14 +265,25 @@ impl Journal {
                         self.run_id, e.attempts
                     )));
                 }
+                let lease = time::Duration::seconds(ATTEMPT_LEASE_SECONDS);
+                if let Some(since) = e.attempt_since.filter(|since| *at < *since + lease) {
+                    return Err(Error::InProgress(format!(
+                        "saga journal of {}: {effect} compensation attempt {} is in flight since {since}",
+                        self.run_id, e.attempts
+                    )));
+                }
                 e.compensation = C::Attempted;
                 e.attempts += 1;
+                e.attempt_since = Some(*at);
             }
             Transition::Committed(effect) => {
                 let e = &mut next.entries[*effect as usize];
                 match e.compensation {
                     C::Committed => return Ok(None),
-                    C::Attempted => e.compensation = C::Committed,
+                    C::Attempted => {
+                        e.compensation = C::Committed;
+                        e.attempt_since = None;
+                    }
                     other => {
                         let why = format!("compensation is {}, not attempted", other.name());
                         return Err(refuse(self, *effect, &why));
@@ -266,6 +297,7 @@ impl Journal {
                     C::Pending | C::Attempted => {
                         e.compensation = C::NotRequired;
                         e.note = Some(why.clone());
+                        e.attempt_since = None;
                     }
                     other => {
                         let why = format!("compensation is {}", other.name());
@@ -284,6 +316,7 @@ impl Journal {
                     C::FailedManualReview => return Ok(None),
                     C::Attempted => {
                         e.last_error = Some(error.name().to_string());
+                        e.attempt_since = None;
                         let retried =
                             matches!(error.family(), Family::Transient | Family::Ambiguous);
                         if !retried || e.attempts >= *max_attempts {

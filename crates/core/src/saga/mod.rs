@@ -12,7 +12,9 @@ pub mod outbox;
 pub mod sink;
 pub mod status;
 
-pub use compensate::{plan, Action, CompensationRules, Planned, MAX_COMPENSATION_ATTEMPTS};
+pub use compensate::{
+    plan, Action, CompensationRules, Planned, ATTEMPT_LEASE_SECONDS, MAX_COMPENSATION_ATTEMPTS,
+};
 pub use effect::{Effect, EffectIds, Evidence, PreviousResult};
 pub use journal::{Journal, JournalEntry, Outcome, Transition};
 pub use outbox::{Advance, Delivery, EventBody, EventId, EventKind, OutboxRecord, EVENT_SOURCE};

@@ -56,10 +56,10 @@ fn the_journal_refuses_what_must_never_happen() {
         "{err:?}"
     );
     // Compensating a not-attempted effect, or anything before compensation began.
-    let err = j.next(&Transition::Attempt(Effect::EventPublished, 0));
+    let err = j.next(&attempt(Effect::EventPublished, 0));
     assert!(matches!(err, Err(Error::Internal(_))), "{err:?}");
     let j = step(&j, Transition::BeginCompensation("test".into()));
-    let err = j.next(&Transition::Attempt(Effect::DownstreamRecorded, 0));
+    let err = j.next(&attempt(Effect::DownstreamRecorded, 0));
     assert!(
         matches!(&err, Err(Error::Internal(m)) if m.contains("not-attempted")),
         "{err:?}"
@@ -124,18 +124,15 @@ fn a_compensation_that_keeps_failing_goes_to_its_owner_at_the_bound_and_stops_th
         max_attempts: 3,
         owner: "ops-oncall".into(),
     };
-    for attempt in 1..=3 {
-        j = step(&j, Transition::Attempt(Effect::EventPublished, attempt - 1));
+    for n in 1..=3 {
+        // Each attempt right after the last one failed: a failure ends the attempt in flight.
+        j = step(&j, attempt(Effect::EventPublished, n - 1));
         // The same failure again records nothing new (the attempt was counted by `Attempt`).
         j = j.next(&failed(ErrorKind::Dependency)).unwrap().unwrap_or(j);
         let e = j.entry(Effect::EventPublished);
-        assert_eq!(e.attempts, attempt);
-        let expected = if attempt < 3 {
-            None
-        } else {
-            Some("ops-oncall")
-        };
-        assert_eq!(e.owner.as_deref(), expected, "attempt {attempt}");
+        assert_eq!(e.attempts, n);
+        let expected = if n < 3 { None } else { Some("ops-oncall") };
+        assert_eq!(e.owner.as_deref(), expected, "attempt {n}");
     }
     let e = j.entry(Effect::EventPublished);
     assert_eq!(e.compensation, CompensationStatus::FailedManualReview);
@@ -153,7 +150,7 @@ fn a_compensation_that_keeps_failing_goes_to_its_owner_at_the_bound_and_stops_th
 fn a_refusal_that_retrying_cannot_change_goes_to_the_owner_at_once() {
     let j = published(&Journal::new(&run_of("v1")));
     let j = step(&j, Transition::BeginCompensation("withdrawn".into()));
-    let j = step(&j, Transition::Attempt(Effect::EventPublished, 0));
+    let j = step(&j, attempt(Effect::EventPublished, 0));
     let j = step(
         &j,
         Transition::Failed {
@@ -174,17 +171,49 @@ fn a_refusal_that_retrying_cannot_change_goes_to_the_owner_at_once() {
 fn an_attempt_another_caller_claimed_since_is_refused() {
     let j = published(&Journal::new(&run_of("v1")));
     let j = step(&j, Transition::BeginCompensation("withdrawn".into()));
-    let mine = step(&j, Transition::Attempt(Effect::EventPublished, 0));
+    let mine = step(&j, attempt(Effect::EventPublished, 0));
     // A concurrent caller planned from the same journal: it saw 0 attempts, there is 1 now.
-    let theirs = mine.next(&Transition::Attempt(Effect::EventPublished, 0));
+    let theirs = mine.next(&attempt(Effect::EventPublished, 0));
     assert!(
         matches!(&theirs, Err(Error::InProgress(m)) if m.contains("another caller")),
         "{theirs:?}"
     );
-    assert!(mine
-        .next(&Transition::Attempt(Effect::EventPublished, 1))
-        .unwrap()
-        .is_some());
+}
+
+#[test]
+fn no_caller_makes_an_attempt_while_another_is_in_flight_within_its_lease() {
+    let effect = Effect::EventPublished;
+    let j = published(&Journal::new(&run_of("v1")));
+    let j = step(&j, Transition::BeginCompensation("withdrawn".into()));
+    let mine = step(&j, attempt(effect, 0));
+    assert_eq!(mine.entry(effect).attempt_since, Some(T0));
+    // A caller that read the journal after the claim (it saw 1 attempt) makes no second one
+    // while the first is in flight...
+    let lease = time::Duration::seconds(ATTEMPT_LEASE_SECONDS);
+    let soon = mine.next(&attempt_at(effect, 1, T0 + lease - time::Duration::SECOND));
+    assert!(
+        matches!(&soon, Err(Error::InProgress(m)) if m.contains("in flight since")),
+        "{soon:?}"
+    );
+    // ...until its holder has run out of time,
+    let late = step(&mine, attempt_at(effect, 1, T0 + lease));
+    assert_eq!(late.entry(effect).attempts, 2);
+    // or at once when it ended (here it failed and may be tried again).
+    let failed = step(
+        &mine,
+        Transition::Failed {
+            effect,
+            error: ErrorKind::Dependency,
+            max_attempts: 3,
+            owner: "ops".into(),
+        },
+    );
+    assert_eq!(failed.entry(effect).attempt_since, None);
+    let next = step(&failed, attempt_at(effect, 1, T0 + time::Duration::SECOND));
+    assert_eq!(next.entry(effect).attempts, 2);
+    // A committed compensation holds no lease.
+    let committed = step(&next, Transition::Committed(effect));
+    assert_eq!(committed.entry(effect).attempt_since, None);
 }
 
 #[test]

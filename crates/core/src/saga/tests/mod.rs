@@ -47,6 +47,19 @@ fn event_ids() -> EffectIds {
 }
 
 /// `j` after `t`, which must change it.
+/// When the tests' attempts are made.
+const T0: time::OffsetDateTime = time::macros::datetime!(2026-12-02 09:00 UTC);
+
+/// An attempt of `effect`'s compensation by a caller that saw `seen` attempts, at [`T0`].
+fn attempt(effect: Effect, seen: u32) -> Transition {
+    attempt_at(effect, seen, T0)
+}
+
+/// [`attempt`] at `at`.
+fn attempt_at(effect: Effect, seen: u32, at: time::OffsetDateTime) -> Transition {
+    Transition::Attempt { effect, seen, at }
+}
+
 fn step(j: &Journal, t: Transition) -> Journal {
     j.next(&t)
         .unwrap()

@@ -208,7 +208,9 @@ async fn undo(
     let op = effect.compensation(run);
     let seen = journal.entry(effect).attempts;
     use CompensationStatus::{Attempted, Pending};
-    let attempt = match update(ports.journal(), run, &Transition::Attempt(effect, seen)).await {
+    let at = ctx.clock.now();
+    let claim = Transition::Attempt { effect, seen, at };
+    let attempt = match update(ports.journal(), run, &claim).await {
         Ok(attempt) => attempt,
         // A concurrent compensation of the same run settled this one since our plan was made
         // (committed, not required, or failed for good): plan again from what it wrote.

@@ -1,6 +1,7 @@
 //! Compensation after a failed effect, and retracts by an operator.
 
 use super::*;
+use crate::saga::Transition;
 
 #[tokio::test]
 async fn a_duplicate_invoice_refused_downstream_is_compensated_in_reverse_order_once() {
@@ -402,4 +403,37 @@ async fn an_uncertain_delivery_is_fenced_at_the_consumer_so_a_late_one_is_refuse
     // And the saga itself, retried, is fenced out by the journal.
     let retried = saga::run(&w.ports, &w.ctx, &input, &result).await;
     assert_eq!(retried.unwrap_err().name(), "Conflict.FencedOut");
+}
+
+#[tokio::test]
+async fn a_compensation_in_flight_is_left_to_its_holder_until_its_lease_runs_out() {
+    // given a retract whose void is in flight in another caller (it claimed the attempt and
+    // has not ended it: still acting, or stopped at its timeout)
+    let w = world();
+    let input = w
+        .completed("inbox/acme/inv.png", "2026-11-30T10:00:00Z", "INV-1")
+        .await;
+    let (effect, journal) = (Effect::DownstreamRecorded, &w.ports.store.journal);
+    let begin = Transition::BeginCompensation("withdrawn".into());
+    let holder = Transition::Attempt {
+        effect,
+        seen: 0,
+        at: w.ctx.clock.now(),
+    };
+    let begun = w.journal(&input).await.next_all(&[begin, holder]).unwrap();
+    journal.put(&begun.unwrap()).await.unwrap().unwrap();
+
+    // when another caller compensates within the lease, and again after it
+    let refused = w.compensate(&input, "withdrawn").await;
+    let lease = time::Duration::seconds(crate::saga::ATTEMPT_LEASE_SECONDS);
+    let mut later = w.ctx.clone();
+    later.clock = Clock::Fixed(w.ctx.clock.now() + lease);
+    let done = saga::compensate(&w.ports, &later, &input.run_id, "withdrawn").await;
+
+    // then the first call acts on nothing (retried with backoff), the second takes over: one
+    // void, under the second attempt
+    assert_eq!(refused.unwrap_err().name(), "Transient.InProgress");
+    assert_eq!(done.unwrap().end, SagaEnd::Compensated);
+    assert_eq!(w.ports.downstream.voids.lock().unwrap().len(), 1);
+    assert_eq!(w.journal(&input).await.entry(effect).attempts, 2);
 }
