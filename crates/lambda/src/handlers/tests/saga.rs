@@ -122,6 +122,43 @@ async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
     assert_eq!(state["compensation"]["end"], "compensated", "{state}");
 }
 
+#[tokio::test]
+async fn a_receipt_that_never_came_is_compensated_when_the_wait_times_out() {
+    // given a routed run whose consumer never answered
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    w.route("Route", &mut state).await;
+    assert_eq!(w.route("AwaitReceipt", &mut state).await, "waiting");
+
+    // when the Task's deadline passes: the Catch that names States.Timeout runs Compensate
+    let catches = task("AwaitReceipt")["Catch"].as_array().unwrap().clone();
+    let timeout = catches.iter().find(|c| {
+        let errors = c["ErrorEquals"].as_array().unwrap();
+        errors.contains(&json!("States.Timeout"))
+    });
+    assert_eq!(
+        timeout.expect("a Catch of States.Timeout")["Next"],
+        "Compensate"
+    );
+    state["error"] = json!({"Error": "States.Timeout", "Cause": "no answer in time"});
+    let request = parse(payload("Compensate", &state)).unwrap();
+    let answer = compensate::handle(&w.ports, &w.ctx, request).await.unwrap();
+    keep("Compensate", answer, &mut state);
+
+    // then the event is fenced at the consumer (a late delivery is refused), retracted, and the
+    // run ends compensated with the timeout as its error
+    assert_eq!(state["compensation"]["end"], "compensated", "{state}");
+    let late = w.consumer_answers(&state).await;
+    assert_eq!(late["answer"], "document.refused", "{late}");
+    let retracted = docket_core::saga::EventKind::Retracted;
+    assert_eq!(w.ports.events.published(retracted).len(), 1);
+    let run: docket_core::model::run::RunInput = parse(state["run"].clone()).unwrap();
+    let stored = docket_core::ports::Store::run(&w.ports.store, &run.run_id).await;
+    let stored = stored.unwrap().unwrap();
+    assert_eq!(stored.status.as_str(), "compensated");
+    assert_eq!(stored.error.as_deref(), Some("States.Timeout"));
+}
+
 impl World {
     /// The consumer applies the run's accepted event and answers on the bus; route gets the
     /// answer as the receipt rule's input transformer shapes it.
