@@ -447,6 +447,36 @@ pub(crate) async fn polled_and_validated(
     validate::run(ports, ctx, input, &normalized).await.unwrap()
 }
 
+/// A run prepared, OCR'd and validated in this process on clean adapters: what route takes.
+pub(crate) struct ValidatedRun {
+    pub(crate) store: DynamoStore,
+    pub(crate) blobs: S3Blobs,
+    pub(crate) ctx: Context,
+    pub(crate) input: RunInput,
+    pub(crate) validated: validate::Validated,
+}
+
+/// [`ValidatedRun`] of a new document on the deployed stack.
+pub(crate) async fn validated_run(stack: &Stack) -> ValidatedRun {
+    let sdk = util::aws().await;
+    let store = store(stack, &Faults::none()).await;
+    let input = prepared_run(stack, &store).await;
+    let ctx = ctx(stack, "docket/test");
+    let textract = TextractOcr::new(&sdk);
+    let blobs = S3Blobs::new(&sdk);
+    let ledger = ledger(&store);
+    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
+    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
+    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    ValidatedRun {
+        store,
+        blobs,
+        ctx,
+        input,
+        validated,
+    }
+}
+
 #[tokio::test]
 async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_one_result() {
     let stack = Stack::load().await;

@@ -445,24 +445,19 @@ async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
 
 #[tokio::test]
 async fn a_publication_whose_answer_was_lost_is_reconciled_by_event_id_and_compensated_once() {
-    use crate::lost_ack::{
-        ctx, ledger, one, polled_and_validated, prepared_run, store, Picked, SagaPorts,
-    };
-    use docket_aws::faults::{Faults, Rule};
-    use docket_core::steps::{ocr, route};
+    use crate::lost_ack::{one, validated_run, Picked, SagaPorts, ValidatedRun};
+    use docket_aws::faults::Rule;
+    use docket_core::steps::route;
 
     // given a run routed in this process whose PutEvents committed and whose answer was lost
     let stack = Stack::load().await;
-    let sdk = docket_e2e::util::aws().await;
-    let store = store(&stack, &Faults::none()).await;
-    let input = prepared_run(&stack, &store).await;
-    let ctx = ctx(&stack, "docket/test");
-    let textract = docket_aws::textract::TextractOcr::new(&sdk);
-    let blobs = docket_aws::s3::S3Blobs::new(&sdk);
-    let ledger = ledger(&store);
-    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
-    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
-    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    let ValidatedRun {
+        store,
+        blobs,
+        ctx,
+        input,
+        validated,
+    } = validated_run(&stack).await;
     let lost = one(Rule::lose_response("eventbridge", "PutEvents").limit(1));
     let saga = SagaPorts::with_bus_faults(&stack, &store, &lost).await;
     let routed = route::run(

@@ -16,23 +16,22 @@ use docket_core::ports::{
 };
 use docket_core::saga::sink::ReceiptId;
 use docket_core::saga::{Delivery, Effect, EventId, EventKind, Evidence};
+use docket_core::steps::route;
 use docket_core::steps::saga::{self, Awaited};
-use docket_core::steps::{ocr, route};
 use docket_e2e::stack::Stack;
 use docket_e2e::util;
 use serde_json::{json, Value};
 
-use crate::lost_ack::{
-    count_actions, ctx, ledger, one, polled_and_validated, prepared_run, store, Picked, SagaPorts,
-};
+use crate::lost_ack::{count_actions, one, validated_run, Picked, SagaPorts, ValidatedRun};
 
 /// The tests here take turns: a sweep with `olderThanSeconds: 0` relays every record left
 /// `persisted`, so it would publish the other test's record between that test's two routes.
 static SWEEPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Invokes the deployed route as the sweep schedule does, with `olderThanSeconds: 0`.
+/// Invokes the deployed route as the sweep schedule does (redelivering within the receipt
+/// wait's deadline), with `olderThanSeconds: 0`.
 async fn sweep(stack: &Stack) -> Value {
-    let payload = json!({"action": "sweep", "olderThanSeconds": 0});
+    let payload = json!({"action": "sweep", "olderThanSeconds": 0, "answerWithinSeconds": 900});
     let answer = stack.invoke("RouteFunctionName", &payload).await;
     answer.unwrap_or_else(|e| panic!("sweep failed: {e}"))
 }
@@ -42,16 +41,13 @@ async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() 
     // given a run routed in this process while PutEvents fails on every attempt
     let _turn = SWEEPING.lock().await;
     let stack = Stack::load().await;
-    let sdk = util::aws().await;
-    let store = store(&stack, &docket_aws::faults::Faults::none()).await;
-    let input = prepared_run(&stack, &store).await;
-    let ctx = ctx(&stack, "docket/test");
-    let textract = docket_aws::textract::TextractOcr::new(&sdk);
-    let blobs = docket_aws::s3::S3Blobs::new(&sdk);
-    let ledger = ledger(&store);
-    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
-    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
-    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    let ValidatedRun {
+        store,
+        blobs,
+        ctx,
+        input,
+        validated,
+    } = validated_run(&stack).await;
     let bus_down = one(Rule::fail_before_send(
         "eventbridge",
         "PutEvents",
@@ -125,16 +121,13 @@ impl HasCallback for Waiting {
 /// for the consumer's answer as the `AwaitReceipt` Task does (its token is one no execution
 /// holds: Step Functions refuses it, which ends a wait).
 async fn published_to_no_one(stack: &Stack) -> (RunInput, EventId) {
-    let sdk = util::aws().await;
-    let store = store(stack, &Faults::none()).await;
-    let input = prepared_run(stack, &store).await;
-    let ctx = ctx(stack, "docket/test");
-    let textract = docket_aws::textract::TextractOcr::new(&sdk);
-    let blobs = docket_aws::s3::S3Blobs::new(&sdk);
-    let ledger = ledger(&store);
-    let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
-    let started = ocr::start(&ocr_ports, &ctx, &input).await.unwrap();
-    let validated = polled_and_validated(&ocr_ports, &ctx, &input, &started).await;
+    let ValidatedRun {
+        store,
+        blobs,
+        ctx,
+        input,
+        validated,
+    } = validated_run(stack).await;
     let nowhere = SagaPorts::on_bus(&store, "default", &Faults::none()).await;
     let routing = Picked::route(&blobs, &store, &nowhere);
     let routed = route::run(&routing, &ctx, &input, &validated.report, None).await;
@@ -142,21 +135,13 @@ async fn published_to_no_one(stack: &Stack) -> (RunInput, EventId) {
     let waiting = Waiting {
         journal: DynamoJournal::new(stack.dynamodb.clone(), stack.out("SagaJournalTable")),
         waits: DynamoWaits::new(stack.dynamodb.clone(), stack.out("ReceiptWaitsTable")),
-        callback: SfnCallback::with_faults(&sdk, &Faults::none()),
+        callback: SfnCallback::with_faults(&util::aws().await, &Faults::none()),
     };
     let token = TaskToken::new("a-token-no-execution-holds").unwrap();
     let waited = saga::await_receipt(&waiting, &input.run_id, &token).await;
     assert_eq!(waited.unwrap(), Awaited::Waiting);
     let event = EventId::new(&input.run_id, EventKind::Accepted);
     (input, event)
-}
-
-/// The deployed route's sweep as its schedule invokes it, for records of any age published
-/// within the receipt wait's deadline.
-async fn sweep_unanswered(stack: &Stack) -> Value {
-    let payload = json!({"action": "sweep", "olderThanSeconds": 0, "answerWithinSeconds": 900});
-    let answer = stack.invoke("RouteFunctionName", &payload).await;
-    answer.unwrap_or_else(|e| panic!("sweep failed: {e}"))
 }
 
 #[tokio::test]
@@ -187,7 +172,7 @@ async fn an_event_whose_delivery_was_lost_is_redelivered_by_the_sweep_and_answer
     assert!(consumer().await.is_none(), "no consumer saw it");
 
     // when the deployed route sweeps for unanswered events
-    let swept = sweep_unanswered(&stack).await;
+    let swept = sweep(&stack).await;
 
     // then it put the event on the stack's bus again under its id; the consumer recorded it
     // once and its answer settled the run's downstream effect, once
@@ -212,7 +197,7 @@ async fn an_event_whose_delivery_was_lost_is_redelivered_by_the_sweep_and_answer
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "downstream.recorded"), 1);
     assert_eq!(stack.event_puts("document.refused", &event).await, 0);
-    let again = sweep_unanswered(&stack).await;
+    let again = sweep(&stack).await;
     let redelivered = again["redelivered"].as_array().unwrap();
     assert!(!redelivered.contains(&json!(event.to_string())), "{again}");
 }
