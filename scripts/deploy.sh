@@ -13,7 +13,10 @@
 # Steps: ensure the artifacts bucket (local: docket-artifacts; aws: $ARTIFACTS_BUCKET or
 # docket-artifacts-<account>-<region>), upload the zips under lambda/<content hash>/ (changed code,
 # new keys, updated functions), `aws cloudformation package` (uploads the state machine definition
-# named by DefinitionS3Location), `aws cloudformation deploy` (no-op when nothing changed).
+# named by DefinitionS3Location), `aws cloudformation deploy` (no-op when nothing changed) with
+# config/pipeline.json's fingerprint as the config new runs start under, published to the stack's
+# ConfigTable (`docket config publish`: before the deploy when the stack has the table, so that no
+# function starts under a config it cannot read, and after it in any case).
 # Progress goes to stderr; the stack outputs are printed to stdout as one JSON object.
 #
 # Environment: STAGE (dev), LOG_LEVEL (info), ALARM_TOPIC_ARN, ARTIFACTS_BUCKET,
@@ -139,8 +142,24 @@ if ! err=$(aws cloudformation package --template-file "$work/infra/template.yaml
 fi
 
 # 4. Deploy. Templates over 51,200 bytes must go through S3.
+say "building the docket CLI (config fingerprint and publish)"
+cargo build --quiet --locked -p docket-cli
+docket=${CARGO_TARGET_DIR:-$root/target}/debug/docket
+config_fingerprint=$("$docket" config fingerprint config/pipeline.json)
+# Writes the stack's outputs to $1 (one JSON object); prints them.
+outputs_to() {
+  aws cloudformation describe-stacks --stack-name "$stack" --output json \
+    --query 'Stacks[0].Outputs' | python3 -c \
+    'import json, sys; print(json.dumps({o["OutputKey"]: o["OutputValue"] for o in json.load(sys.stdin) or []}, indent=2, sort_keys=True))' \
+    | tee "$1"
+}
+publish_config() {
+  say "publishing config $config_fingerprint"
+  "$docket" --outputs "$1" config publish config/pipeline.json --by docket/deploy >&2
+}
 params=(Stage="$stage" Architecture="$arch" CodeBucket="$bucket" CodeKeyPrefix="$prefix"
-        LogLevel="${LOG_LEVEL:-info}" DefinitionHash="$definition_hash")
+        LogLevel="${LOG_LEVEL:-info}" DefinitionHash="$definition_hash"
+        ConfigFingerprint="$config_fingerprint")
 [ -z "${ALARM_TOPIC_ARN:-}" ] || params+=(AlarmTopicArn="$ALARM_TOPIC_ARN")
 [ -z "${REVIEW_TIMEOUT_SECONDS:-}" ] || params+=(ReviewTimeoutSeconds="$REVIEW_TIMEOUT_SECONDS")
 via_s3=()
@@ -158,7 +177,12 @@ if [ "$status" = ROLLBACK_COMPLETE ]; then
   fi
 fi
 
-say "deploying stack $stack ($mode, $region, $arch, code $prefix)"
+scratch=$(mktemp -d) && trap 'rm -rf "$scratch"' EXIT
+if [ "$status" != NONE ] && outputs_to "$scratch/before.json" >/dev/null \
+    && grep -q '"ConfigTable"' "$scratch/before.json"; then
+  publish_config "$scratch/before.json"
+fi
+say "deploying stack $stack ($mode, $region, $arch, code $prefix, config $config_fingerprint)"
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 if ! aws cloudformation deploy --template-file "$work/template.packaged.yaml" --stack-name "$stack" \
     --capabilities CAPABILITY_IAM CAPABILITY_NAMED_IAM --no-fail-on-empty-changeset \
@@ -170,10 +194,9 @@ if ! aws cloudformation deploy --template-file "$work/template.packaged.yaml" --
 fi
 say "stack $stack: $(aws cloudformation describe-stacks --stack-name "$stack" --query 'Stacks[0].StackStatus' --output text)"
 
-# 5. Outputs as one JSON object.
-outputs=$(aws cloudformation describe-stacks --stack-name "$stack" --output json \
-  --query 'Stacks[0].Outputs' | python3 -c \
-  'import json, sys; print(json.dumps({o["OutputKey"]: o["OutputValue"] for o in json.load(sys.stdin) or []}, indent=2, sort_keys=True))')
+# 5. Outputs as one JSON object; the config published (again: a no-op unless the stack is new).
+outputs=$(outputs_to "$scratch/after.json")
+publish_config "$scratch/after.json"
 if [ "$mode" = local ]; then
   mkdir -p "$local_dir"
   printf '%s\n' "$outputs" > "$local_dir/stack-outputs.json"

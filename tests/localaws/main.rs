@@ -5,6 +5,7 @@
 
 mod cfn;
 mod chaos;
+mod config;
 mod dynamodb;
 mod faults;
 mod lambda;

@@ -381,6 +381,15 @@ async fn lost_answer_to_start_execution_makes_one_execution() {
 /// A run prepared by hand from a raw object outside the inbox (so EventBridge does not start the
 /// deployed pipeline on it too): the record exists, the steps after ingest are ours to drive.
 pub(crate) async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput {
+    prepared_run_under(stack, store, &PipelineConfig::builtin()).await
+}
+
+/// [`prepared_run`] as if ingest had started it under `config`.
+pub(crate) async fn prepared_run_under(
+    stack: &Stack,
+    store: &DynamoStore,
+    config: &PipelineConfig,
+) -> RunInput {
     let tenant = Tenant::parse(&tenant()).unwrap();
     let body = invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50"));
     let key = format!("fixtures/{tenant}/invoice.pdf");
@@ -390,7 +399,6 @@ pub(crate) async fn prepared_run(stack: &Stack, store: &DynamoStore) -> RunInput
         version_id: version.clone(),
         sha256: sha256_hex(&body),
     };
-    let config = PipelineConfig::builtin();
     let run_id = RunId::new(&document, &source, &config.fingerprint(), 0);
     let raw = ObjectRef {
         bucket: stack.out("RawBucket").into(),

@@ -4,6 +4,7 @@
 mod accounts_payable;
 mod audit;
 mod audit_digest;
+mod config;
 mod deploy;
 mod duplicates;
 mod exactly_once;

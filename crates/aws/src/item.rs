@@ -3,10 +3,13 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect};
@@ -24,6 +27,33 @@ pub(crate) async fn scan_all(scan: ScanFluentBuilder, what: &str) -> Result<Vec<
 pub(crate) async fn query_all(query: QueryFluentBuilder, what: &str) -> Result<Vec<Item>, Error> {
     let pages = query.into_paginator().items().send();
     pages.try_collect().await.map_err(|e| classify(what, e))
+}
+
+/// Sends `put` as one `PutItem`: `Ok(Ok(()))` written, `Ok(Err(item))` refused by its
+/// condition, with the item that refused it (`ReturnValuesOnConditionCheckFailure`). A lost
+/// answer may hide a landed write: `Ambiguous.OutcomeUnknown`, and the caller reads back.
+pub(crate) async fn put_item(
+    client: &aws_sdk_dynamodb::Client,
+    put: Put,
+    what: &str,
+) -> Result<Result<(), Option<Item>>, Error> {
+    let result = client
+        .put_item()
+        .table_name(put.table_name())
+        .set_item(Some(put.item().clone()))
+        .set_condition_expression(put.condition_expression().map(str::to_string))
+        .set_expression_attribute_names(put.expression_attribute_names().cloned())
+        .set_expression_attribute_values(put.expression_attribute_values().cloned())
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(Ok(())),
+        Err(err) => match err.as_service_error() {
+            Some(PutItemError::ConditionalCheckFailedException(e)) => Ok(Err(e.item().cloned())),
+            _ => Err(classify_effect(what, err)),
+        },
+    }
 }
 
 /// The item of `table` whose hash key `key` is `value`, strongly consistent (`what` names the

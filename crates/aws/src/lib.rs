@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 mod capture;
+pub mod config;
 pub mod digest;
 pub mod downstream;
 pub mod dynamodb;

@@ -1,6 +1,7 @@
 //! `docket`: the operator CLI. Every command has `--help` and `--output json`.
 
 mod audit;
+mod config;
 mod ops;
 mod retract;
 mod review;
@@ -50,6 +51,9 @@ enum Command {
     /// Read and verify audit chains.
     #[command(subcommand)]
     Audit(audit::Command),
+    /// The pipeline configs: fingerprint, publish, list, show, diff.
+    #[command(subcommand)]
+    Config(config::Command),
     /// What needs an operator: unresolved operations and runs, with owners.
     #[command(subcommand)]
     Ops(ops::Command),
@@ -64,6 +68,9 @@ enum Command {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    if let Command::Config(command) = cli.command {
+        return config::run(&cli.outputs, command, cli.output).await;
+    }
     let stack = stack::Stack::load(&cli.outputs).await?;
     match cli.command {
         Command::Upload(args) => upload::run(&stack, args, cli.output).await,
@@ -73,5 +80,6 @@ async fn main() -> anyhow::Result<()> {
         Command::Ops(command) => ops::run(&stack, command, cli.output).await,
         Command::Review(command) => review::run(&stack, command, cli.output).await,
         Command::Retract(args) => retract::run(&stack, args, cli.output).await,
+        Command::Config(_) => unreachable!("answered above"),
     }
 }

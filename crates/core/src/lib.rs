@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod diff;
 pub mod error;
 pub mod extract;
 pub mod ids;

@@ -2,6 +2,7 @@
 //! variables: the adapters every function shares, and the ones only some have.
 
 use aws_config::SdkConfig;
+use docket_aws::config::DynamoConfigs;
 use docket_aws::downstream::LambdaDownstream;
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::events::EventBridgeBus;
@@ -12,10 +13,9 @@ use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
-use docket_core::config::PipelineConfig;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
+    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use docket_core::review::identity::Reviewers;
 use docket_core::steps::{Clock, Context, Layout};
@@ -30,7 +30,10 @@ pub struct Deps<X = ()> {
     pub store: DynamoStore,
     /// The operation ledger (its table is also the store's, for `Change::Ledger` writes).
     pub ledger: DynamoLedger,
-    /// Layout, pipeline config, actor, clock.
+    /// The published pipeline configs (`CONFIG_TABLE`), each kept once read.
+    pub configs: DynamoConfigs,
+    /// Layout, the deployed pipeline config (`CONFIG_FINGERPRINT`, read from `configs`: new runs
+    /// start under it; a run's steps run under the one it started under), actor, clock.
     pub ctx: Context,
     /// This function's own adapters.
     pub extra: X,
@@ -175,8 +178,10 @@ pub fn reviewers_from_env() -> Result<Reviewers, Error> {
 
 impl<X: Extra> Deps<X> {
     /// From the environment: `RAW_BUCKET`, `NORMALIZED_BUCKET`, `DERIVED_BUCKET`, the table
-    /// names, `DOCKET_ACTOR` (default `docket/<function name>`), what `X` reads, and the SDK
-    /// fault injection of `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`.
+    /// names, the deployed config (`CONFIG_FINGERPRINT` in `CONFIG_TABLE`: one not published is
+    /// `Fatal.Internal`, never the compiled-in config instead), `DOCKET_ACTOR` (default
+    /// `docket/<function name>`), what `X` reads, and the SDK fault injection of
+    /// `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`.
     pub async fn from_env() -> Result<Self, Error> {
         let sdk = docket_aws::load_config().await;
         let actor = std::env::var("DOCKET_ACTOR").unwrap_or_else(|_| {
@@ -185,19 +190,21 @@ impl<X: Extra> Deps<X> {
                 std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "unknown".into())
             )
         });
+        let faults = docket_aws::configured_faults()?;
+        let from_env = DynamoStore::from_env(&sdk)?;
+        let store = DynamoStore::with_faults(&sdk, from_env.tables().clone(), &faults);
+        let configs = DynamoConfigs::new(store.client().clone(), env("CONFIG_TABLE")?);
+        let deployed = env("CONFIG_FINGERPRINT")?;
         let ctx = Context {
             layout: Layout {
                 raw_bucket: env("RAW_BUCKET")?,
                 normalized_bucket: env("NORMALIZED_BUCKET")?,
                 derived_bucket: env("DERIVED_BUCKET")?,
             },
-            config: PipelineConfig::builtin(),
+            config: docket_core::steps::config::published(&configs, &deployed).await?,
             actor,
             clock: Clock::System,
         };
-        let faults = docket_aws::configured_faults()?;
-        let from_env = DynamoStore::from_env(&sdk)?;
-        let store = DynamoStore::with_faults(&sdk, from_env.tables().clone(), &faults);
         let store = match from_env.saga() {
             Some(saga) => store.with_saga(saga.clone()),
             None => store,
@@ -207,6 +214,7 @@ impl<X: Extra> Deps<X> {
             ledger: DynamoLedger::new(store.client().clone(), &store.tables().ledger),
             extra: X::from_env(&sdk, &faults, &store)?,
             store,
+            configs,
             ctx,
         })
     }
@@ -226,6 +234,13 @@ impl<X: Sync> HasStore for Deps<X> {
     type Store = DynamoStore;
     fn store(&self) -> &DynamoStore {
         &self.store
+    }
+}
+
+impl<X: Sync> HasConfigs for Deps<X> {
+    type Configs = DynamoConfigs;
+    fn configs(&self) -> &DynamoConfigs {
+        &self.configs
     }
 }
 

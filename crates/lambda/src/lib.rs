@@ -31,4 +31,4 @@ mod fixtures;
 
 pub use deps::Deps;
 pub use logs::{init_tracing, span};
-pub use runtime::{answer, parse, run_step, serve, traced, Failure};
+pub use runtime::{answer, parse, run_context, run_step, serve, traced, Failure};

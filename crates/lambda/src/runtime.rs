@@ -2,10 +2,14 @@
 //! request type, each step run inside the span of its ids, a taxonomy error reported under its
 //! stable name (the `errorType` the state machine's Retry/Catch match), the answer serialized.
 
+use std::borrow::Cow;
 use std::future::Future;
 
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
+use docket_core::ports::HasConfigs;
+use docket_core::steps::config::configured;
+use docket_core::steps::Context;
 use docket_core::Error;
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use serde::de::DeserializeOwned;
@@ -65,6 +69,19 @@ pub async fn run_step<T: Serialize>(
         op.as_str(),
     );
     answer(&traced(span, work).await?)
+}
+
+/// `ctx` under the config `run` started under (`docket_core::steps::config`), so that every
+/// step of a run runs under its run's config whatever is deployed now; a failure to find it is
+/// logged in the span `name` with the run's ids.
+pub async fn run_context<'c>(
+    ports: &impl HasConfigs,
+    ctx: &'c Context,
+    name: &str,
+    run: &RunInput,
+) -> Result<Cow<'c, Context>, Failure> {
+    let span = span(name, run.document_id.as_str(), run.run_id.as_str(), "-");
+    traced(span, configured(ports, ctx, &run.config_fingerprint)).await
 }
 
 /// Runs a handler's work inside `span`, so that every line it logs (its error too) carries the

@@ -30,7 +30,7 @@ use crate::requests::Requests;
 mod steps;
 mod template;
 
-use template::as_in_template;
+pub(crate) use template::as_in_template;
 
 /// Fresh tables as the template defines them, a store and the saga's adapters over one client
 /// that counts its requests and does not retry, with `faults` injected.

@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
+use docket_aws::config;
 use docket_aws::saga::{journal, outbox};
 use docket_e2e::util;
 
@@ -118,6 +119,8 @@ fn the_adapters_keys_and_indexes_are_the_templates() {
             "ALL".to_string()
         )]
     );
+    let config_table = template_table("ConfigTable");
+    assert_eq!(config_table.key, pairs(&[(config::KEY, "HASH")]));
     let outbox_table = template_table("OutboxTable");
     assert_eq!(outbox_table.key, pairs(&[(outbox::KEY, "HASH")]));
     assert_eq!(

@@ -26,40 +26,7 @@ pub use journal::DynamoJournal;
 pub use outbox::DynamoOutbox;
 pub use waits::DynamoWaits;
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::types::{Put, ReturnValuesOnConditionCheckFailure};
-use aws_sdk_dynamodb::Client;
-use docket_core::Error;
-
-use crate::errors::classify_effect;
-use crate::item::Item;
-
-/// Sends `put` as one `PutItem`: `Ok(Ok(()))` written, `Ok(Err(item))` refused by its
-/// condition, with the item that refused it (`ReturnValuesOnConditionCheckFailure`). A lost
-/// answer may hide a landed write: `Ambiguous.OutcomeUnknown`, and the caller reads back.
-async fn put_item(
-    client: &Client,
-    put: Put,
-    what: &str,
-) -> Result<Result<(), Option<Item>>, Error> {
-    let result = client
-        .put_item()
-        .table_name(put.table_name())
-        .set_item(Some(put.item().clone()))
-        .set_condition_expression(put.condition_expression().map(str::to_string))
-        .set_expression_attribute_names(put.expression_attribute_names().cloned())
-        .set_expression_attribute_values(put.expression_attribute_values().cloned())
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .send()
-        .await;
-    match result {
-        Ok(_) => Ok(Ok(())),
-        Err(err) => match err.as_service_error() {
-            Some(PutItemError::ConditionalCheckFailedException(e)) => Ok(Err(e.item().cloned())),
-            _ => Err(classify_effect(what, err)),
-        },
-    }
-}
+use crate::item::put_item;
 
 /// The saga's table names.
 #[derive(Debug, Clone)]

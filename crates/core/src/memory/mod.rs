@@ -3,6 +3,7 @@
 //! One file per port, as in [`crate::ports`].
 
 mod blobs;
+mod config;
 mod ledger;
 mod ocr;
 mod payable;
@@ -12,6 +13,7 @@ mod store;
 mod workflow;
 
 pub use blobs::MemoryBlobs;
+pub use config::MemoryConfigs;
 pub use ledger::MemoryLedger;
 pub use ocr::FakeOcr;
 pub use payable::{accepted_event, MemoryPayable};
@@ -25,8 +27,8 @@ pub use workflow::{MemoryCallback, MemoryWorkflow};
 use crate::config::PipelineConfig;
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::ports::{
-    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
+    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use crate::steps::{Clock, Context, Layout};
 
@@ -53,6 +55,15 @@ pub struct MemoryPorts {
     pub downstream: MemorySink,
     /// The receipt waits.
     pub waits: MemoryWaits,
+    /// The published configs.
+    pub configs: MemoryConfigs,
+}
+
+impl HasConfigs for MemoryPorts {
+    type Configs = MemoryConfigs;
+    fn configs(&self) -> &MemoryConfigs {
+        &self.configs
+    }
 }
 
 impl HasBlobs for MemoryPorts {

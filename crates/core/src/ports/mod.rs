@@ -5,6 +5,7 @@
 
 mod blobs;
 mod bundle;
+mod config;
 mod ledger;
 mod ocr;
 mod payable;
@@ -15,9 +16,10 @@ mod workflow;
 
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
-    HasBlobs, HasCallback, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr, HasOutbox,
-    HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
+    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
+pub use config::{ConfigStore, Published, PublishedConfig};
 pub use ledger::Ledger;
 pub use ocr::{Ocr, OcrPoll};
 pub use payable::{AnswerBus, PayableBook};

@@ -1,6 +1,7 @@
 //! The pipeline's steps, one module each, generic over the ports they use. A Lambda handler parses
 //! its event, calls one function here and maps the result; everything else happens here.
 
+pub mod config;
 pub mod ingest;
 pub mod ocr;
 pub mod payable;

@@ -9,7 +9,7 @@
 use docket_core::ids::DocumentId;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
-use docket_core::ports::{HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore};
+use docket_core::ports::{HasConfigs, HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore};
 use docket_core::saga::SagaEnd;
 use docket_core::steps::{saga, Context};
 use serde::Deserialize;
@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::route::CaughtError;
 use crate::run_step;
-use crate::{answer, span, traced, Failure};
+use crate::{answer, run_context, span, traced, Failure};
 
 /// What compensate runs on: the shared adapters, the saga's and the consumer's function.
 pub type Deps = crate::Deps<crate::deps::Compensation>;
@@ -47,12 +47,13 @@ pub enum Request {
 /// Compensates, and answers `{"end": "compensated" | "compensation_failed" | "not-required",
 /// "alreadyEnded": bool}`.
 pub async fn handle(
-    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream),
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream + HasConfigs),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
     match request {
         Request::Compensate { run, error } => {
+            let ctx = &*run_context(ports, ctx, "compensate", &run).await?;
             run_step("compensate", Step::Compensate, &run, async {
                 let done = saga::compensate_run(ports, ctx, &run.run_id, &error.error).await?;
                 let end = done.end.name();

@@ -4,13 +4,13 @@
 use docket_aws::textract::TextractOcr;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasLedger, HasOcr, HasStore};
+use docket_core::ports::{HasBlobs, HasConfigs, HasLedger, HasOcr, HasStore};
 use docket_core::steps::ocr::{self, OcrStarted};
 use docket_core::steps::Context;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{run_step, Failure};
+use crate::{run_context, run_step, Failure};
 
 /// What ocr runs on.
 pub type Deps = crate::Deps<TextractOcr>;
@@ -37,12 +37,13 @@ pub enum Request {
 
 /// Starts or polls the run's OCR job.
 pub async fn handle(
-    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
     match request {
         Request::Start { run } => {
+            let ctx = &*run_context(ports, ctx, "ocr.start", &run).await?;
             run_step("ocr.start", Step::Ocr, &run, async {
                 let started = ocr::start(ports, ctx, &run).await?;
                 tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
@@ -51,6 +52,7 @@ pub async fn handle(
             .await
         }
         Request::Poll { run, started } => {
+            let ctx = &*run_context(ports, ctx, "ocr.poll", &run).await?;
             let poll = ocr::poll(ports, ctx, &run, &started);
             run_step("ocr.poll", Step::Ocr, &run, poll).await
         }

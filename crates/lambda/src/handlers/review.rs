@@ -12,13 +12,13 @@
 
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasReviews, HasStore};
+use docket_core::ports::{HasBlobs, HasConfigs, HasReviews, HasStore};
 use docket_core::steps::{review, Context};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::deps::Review;
-use crate::{parse, run_step, Failure};
+use crate::{parse, run_context, run_step, Failure};
 
 /// What review runs on.
 pub type Deps = crate::Deps<Review>;
@@ -52,7 +52,7 @@ pub enum Request {
 
 /// Opens or escalates a task for the state machine; any other payload is `Fatal.BadInput`.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore + HasReviews),
+    ports: &(impl HasBlobs + HasStore + HasReviews + HasConfigs),
     ctx: &Context,
     payload: Value,
 ) -> Result<Value, Failure> {
@@ -61,7 +61,7 @@ pub async fn handle(
 
 /// Opens or escalates the run's review task.
 pub async fn workflow(
-    ports: &(impl HasBlobs + HasStore + HasReviews),
+    ports: &(impl HasBlobs + HasStore + HasReviews + HasConfigs),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
@@ -73,6 +73,7 @@ pub async fn workflow(
             token,
             timeout_seconds,
         } => {
+            let ctx = &*run_context(ports, ctx, "review.open", &run).await?;
             run_step("review.open", Step::Review, &run, async {
                 let open = review::OpenRequest {
                     report,
@@ -87,6 +88,7 @@ pub async fn workflow(
             .await
         }
         Request::Escalate { run } => {
+            let ctx = &*run_context(ports, ctx, "review.escalate", &run).await?;
             let work = review::escalate(ports, ctx, &run);
             run_step("review.escalate", Step::Escalate, &run, work).await?;
             Ok(json!({"status": "escalated"}))

@@ -10,7 +10,7 @@
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits, Outbox,
+    HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits, Outbox,
 };
 use docket_core::saga::sink::Answer;
 use docket_core::saga::Effect;
@@ -21,7 +21,7 @@ use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::{answer, run_step, span, traced, Failure};
+use crate::{answer, run_context, run_step, span, traced, Failure};
 
 /// What route runs on: the shared adapters and its saga's.
 pub type Deps = crate::Deps<crate::deps::Route>;
@@ -100,7 +100,14 @@ pub struct CaughtError {
 
 /// Routes, or records the failure or rejection.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore + HasJournal + HasOutbox + HasEvents + HasWaits + HasCallback),
+    ports: &(impl HasBlobs
+          + HasStore
+          + HasJournal
+          + HasOutbox
+          + HasEvents
+          + HasWaits
+          + HasCallback
+          + HasConfigs),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
@@ -110,6 +117,7 @@ pub async fn handle(
             report,
             review,
         } => {
+            let ctx = &*run_context(ports, ctx, "route", &run).await?;
             run_step("route", Step::Route, &run, async {
                 let routed = route::run(ports, ctx, &run, &report, review.as_ref()).await?;
                 tracing::info!(status = %routed.status, "routed");
@@ -118,11 +126,13 @@ pub async fn handle(
             .await
         }
         Request::Fail { run, error } => {
+            let ctx = &*run_context(ports, ctx, "route.fail", &run).await?;
             let work = route::fail(ports, ctx, &run, &error.error);
             run_step("route.fail", Step::Fail, &run, work).await?;
             Ok(json!({"status": "failed", "error": error.error}))
         }
         Request::Reject { run } => {
+            let ctx = &*run_context(ports, ctx, "route.reject", &run).await?;
             let work = route::reject(ports, ctx, &run);
             run_step("route.reject", Step::Reject, &run, work).await?;
             Ok(json!({"status": "rejected"}))

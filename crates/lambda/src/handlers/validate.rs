@@ -3,12 +3,12 @@
 
 use docket_core::model::run::{ObjectRef, RunInput};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasStore};
+use docket_core::ports::{HasBlobs, HasConfigs, HasStore};
 use docket_core::steps::{validate, Context};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{run_step, Failure};
+use crate::{run_context, run_step, Failure};
 
 /// What validate runs on.
 pub type Deps = crate::Deps;
@@ -25,10 +25,11 @@ pub struct Request {
 
 /// Validates the run's OCR.
 pub async fn handle(
-    ports: &(impl HasBlobs + HasStore),
+    ports: &(impl HasBlobs + HasStore + HasConfigs),
     ctx: &Context,
     Request { run, normalized }: Request,
 ) -> Result<Value, Failure> {
+    let ctx = &*run_context(ports, ctx, "validate", &run).await?;
     run_step("validate", Step::Validate, &run, async {
         let validated = validate::run(ports, ctx, &run, &normalized).await?;
         // Reason codes only (`low_confidence`, ...): never a field's value.

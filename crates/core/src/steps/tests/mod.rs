@@ -3,6 +3,7 @@
 //! (`steps::record`'s appends), `ocr_ledger` (the OCR step's operation ledger), `review`.
 
 mod audit;
+mod config;
 mod edges;
 mod ocr_ledger;
 mod payable;
