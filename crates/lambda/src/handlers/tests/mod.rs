@@ -138,7 +138,12 @@ impl World {
 
     /// An upload's execution after StartOcr, PollOcr until it succeeds, and Validate.
     async fn validated(&self, key: &str, confidence: f64) -> Value {
-        let mut state = self.ingested(key, confidence).await;
+        let state = self.ingested(key, confidence).await;
+        self.ocr_and_validate(state).await
+    }
+
+    /// An ingested execution after StartOcr, PollOcr until it succeeds, and Validate.
+    async fn ocr_and_validate(&self, mut state: Value) -> Value {
         let start = parse(payload("StartOcr", &state)).unwrap();
         let answer = ocr::handle(&self.ports, &self.ctx, start).await;
         keep("StartOcr", answer.expect("StartOcr"), &mut state);
@@ -491,4 +496,5 @@ async fn a_reviewer_role_of_another_account_is_refused() {
     );
 }
 
+mod config;
 mod saga;
