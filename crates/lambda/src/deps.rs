@@ -13,6 +13,7 @@ use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
+use docket_core::config::PipelineConfig;
 use docket_core::ports::{
     HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
     HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
@@ -30,10 +31,11 @@ pub struct Deps<X = ()> {
     pub store: DynamoStore,
     /// The operation ledger (its table is also the store's, for `Change::Ledger` writes).
     pub ledger: DynamoLedger,
-    /// The published pipeline configs (`CONFIG_TABLE`), each kept once read.
+    /// The published pipeline configs (`CONFIG_TABLE`), each kept once read: a run's steps run
+    /// under the config the run started under, read from here when it is not this function's.
     pub configs: DynamoConfigs,
-    /// Layout, the deployed pipeline config (`CONFIG_FINGERPRINT`, read from `configs`: new runs
-    /// start under it; a run's steps run under the one it started under), actor, clock.
+    /// Layout, the deployed pipeline config (the one built in, which must be the stack's
+    /// `CONFIG_FINGERPRINT`: new runs start under it), actor, clock.
     pub ctx: Context,
     /// This function's own adapters.
     pub extra: X,
@@ -178,10 +180,12 @@ pub fn reviewers_from_env() -> Result<Reviewers, Error> {
 
 impl<X: Extra> Deps<X> {
     /// From the environment: `RAW_BUCKET`, `NORMALIZED_BUCKET`, `DERIVED_BUCKET`, the table
-    /// names, the deployed config (`CONFIG_FINGERPRINT` in `CONFIG_TABLE`: one not published is
-    /// `Fatal.Internal`, never the compiled-in config instead), `DOCKET_ACTOR` (default
+    /// names, `CONFIG_TABLE`, `CONFIG_FINGERPRINT` (the config the stack deployed: the one built
+    /// into this function, or it refuses to start, `Fatal.Internal`), `DOCKET_ACTOR` (default
     /// `docket/<function name>`), what `X` reads, and the SDK fault injection of
-    /// `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`.
+    /// `docket_aws::faults` when (and only when) `DOCKET_FAULT_INJECTION=1`. No request is
+    /// sent: a cold start cannot fail on a throttled dependency (the first read of another
+    /// config happens in an invocation, where its failure is classified and retried).
     pub async fn from_env() -> Result<Self, Error> {
         let sdk = docket_aws::load_config().await;
         let actor = std::env::var("DOCKET_ACTOR").unwrap_or_else(|_| {
@@ -194,14 +198,14 @@ impl<X: Extra> Deps<X> {
         let from_env = DynamoStore::from_env(&sdk)?;
         let store = DynamoStore::with_faults(&sdk, from_env.tables().clone(), &faults);
         let configs = DynamoConfigs::new(store.client().clone(), env("CONFIG_TABLE")?);
-        let deployed = env("CONFIG_FINGERPRINT")?;
+        let config = deployed_config(&env("CONFIG_FINGERPRINT")?)?;
         let ctx = Context {
             layout: Layout {
                 raw_bucket: env("RAW_BUCKET")?,
                 normalized_bucket: env("NORMALIZED_BUCKET")?,
                 derived_bucket: env("DERIVED_BUCKET")?,
             },
-            config: docket_core::steps::config::published(&configs, &deployed).await?,
+            config,
             actor,
             clock: Clock::System,
         };
@@ -234,6 +238,19 @@ impl<X: Sync> HasStore for Deps<X> {
     type Store = DynamoStore;
     fn store(&self) -> &DynamoStore {
         &self.store
+    }
+}
+
+/// The built-in config, which must be the one the stack deployed (`deployed`, its fingerprint):
+/// the deploy publishes `config/pipeline.json` and deploys functions built from the same tree.
+fn deployed_config(deployed: &str) -> Result<PipelineConfig, Error> {
+    let config = PipelineConfig::builtin();
+    match config.fingerprint() {
+        built if built == deployed => Ok(config),
+        built => Err(Error::Internal(format!(
+            "this function was built with config {built}, the stack deployed {deployed}: deploy \
+             the functions and the config together (scripts/deploy.sh)"
+        ))),
     }
 }
 
@@ -318,5 +335,19 @@ impl HasDownstream for Deps<Compensation> {
     type Downstream = LambdaDownstream;
     fn downstream(&self) -> &LambdaDownstream {
         &self.extra.downstream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_starts_only_under_the_config_the_stack_deployed() {
+        let built = PipelineConfig::builtin().fingerprint();
+        assert_eq!(deployed_config(&built).unwrap().fingerprint(), built);
+        let other = deployed_config("cfg-0000000000000000").unwrap_err();
+        assert_eq!(other.name(), "Fatal.Internal");
+        assert!(other.to_string().contains(&built), "{other}");
     }
 }
