@@ -18,3 +18,8 @@ mod privacy;
 mod review;
 mod saga;
 mod sweeper;
+
+/// The deployed route's sweep with `olderThanSeconds: 0` (`sweeper.rs`) relays and redelivers
+/// every record of the stack, other tests' too. It holds this lock to write; a test that counts
+/// its deployed run's publications at the wire holds it to read, so that no such sweep adds one.
+pub(crate) static SWEEPS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());

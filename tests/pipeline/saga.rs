@@ -67,6 +67,8 @@ async fn entered(stack: &Stack, run: &RunId) -> Vec<String> {
 #[tokio::test]
 async fn a_second_document_with_the_same_invoice_is_refused_and_compensated_once_in_reverse_order()
 {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     // given an invoice recorded downstream under one document
     let stack = Stack::load().await;
     let tenant = tenant();
@@ -192,6 +194,8 @@ async fn two_versions(stack: &Stack, number: &str) -> (DocumentId, RunId, RunId)
 #[tokio::test]
 async fn a_retract_voids_the_downstream_record_publishes_the_retraction_and_restores_the_previous_version(
 ) {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     // given two accepted versions of a document, the newer recorded downstream
     let stack = Stack::load().await;
     let (document, v1, v2) = two_versions(&stack, "INV-2026-0601").await;
@@ -265,6 +269,8 @@ async fn a_retract_voids_the_downstream_record_publishes_the_retraction_and_rest
 
 #[tokio::test]
 async fn concurrent_retracts_compensate_once() {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     let stack = Stack::load().await;
     let (document, v1, v2) = two_versions(&stack, "INV-2026-0602").await;
     let retraction = EventId::new(&v2, EventKind::Retracted);
@@ -307,6 +313,8 @@ async fn concurrent_retracts_compensate_once() {
 
 #[tokio::test]
 async fn a_compensation_that_fails_for_good_is_an_obligation_with_an_owner_and_an_alarm_metric() {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     // given an accepted version whose record the consumer has lost
     let stack = Stack::load().await;
     let (document, _, v2) = two_versions(&stack, "INV-2026-0603").await;
@@ -412,6 +420,8 @@ fn json_equality(pattern: &str) -> (String, String) {
 
 #[tokio::test]
 async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     // given a run that was ingested but never routed (its promotion never happened)
     let stack = Stack::load().await;
     let faults = docket_aws::faults::Faults::none();
@@ -445,6 +455,8 @@ async fn a_run_whose_first_effect_never_happened_needs_no_compensation() {
 
 #[tokio::test]
 async fn a_publication_whose_answer_was_lost_is_reconciled_by_event_id_and_compensated_once() {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     use crate::lost_ack::{one, validated_run, Picked, SagaPorts, ValidatedRun};
     use docket_aws::faults::Rule;
     use docket_core::steps::route;
@@ -557,6 +569,8 @@ async fn a_publication_whose_answer_was_lost_is_reconciled_by_event_id_and_compe
 
 #[tokio::test]
 async fn a_retract_that_raced_a_newer_version_never_undoes_the_newer_result() {
+    // No zero-age sweep may publish this run's event again meanwhile.
+    let _quiet = crate::SWEEPS.read().await;
     // given v2 current and recorded, then v3 accepted after a retract read v2 as current
     let stack = Stack::load().await;
     let number = "INV-2026-0604";

@@ -24,10 +24,6 @@ use serde_json::{json, Value};
 
 use crate::lost_ack::{count_actions, one, validated_run, Picked, SagaPorts, ValidatedRun};
 
-/// The tests here take turns: a sweep with `olderThanSeconds: 0` relays every record left
-/// `persisted`, so it would publish the other test's record between that test's two routes.
-static SWEEPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// Invokes the deployed route as the sweep schedule does (redelivering within the receipt
 /// wait's deadline), with `olderThanSeconds: 0`.
 async fn sweep(stack: &Stack) -> Value {
@@ -39,7 +35,7 @@ async fn sweep(stack: &Stack) -> Value {
 #[tokio::test]
 async fn a_completion_whose_publication_failed_is_published_once_by_the_sweep() {
     // given a run routed in this process while PutEvents fails on every attempt
-    let _turn = SWEEPING.lock().await;
+    let _sweeping = crate::SWEEPS.write().await;
     let stack = Stack::load().await;
     let ValidatedRun {
         store,
@@ -147,7 +143,7 @@ async fn published_to_no_one(stack: &Stack) -> (RunInput, EventId) {
 #[tokio::test]
 async fn an_event_whose_delivery_was_lost_is_redelivered_by_the_sweep_and_answered_once() {
     // given a completed run whose event reached no consumer, waiting for the answer
-    let _turn = SWEEPING.lock().await;
+    let _sweeping = crate::SWEEPS.write().await;
     let stack = Stack::load().await;
     let (input, event) = published_to_no_one(&stack).await;
     let journal = DynamoJournal::new(stack.dynamodb.clone(), stack.out("SagaJournalTable"));
