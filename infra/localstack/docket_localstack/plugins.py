@@ -99,3 +99,10 @@ def register_sfn_callbacks():
     from docket_localstack.sfn_callbacks import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_sfn_lambda_errors():
+    from docket_localstack.sfn_lambda_errors import install
+
+    install()

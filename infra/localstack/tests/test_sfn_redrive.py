@@ -11,15 +11,16 @@ import logging
 import time
 import unittest
 from typing import Any
-from unittest import mock
+
+import interpreter
 
 from docket_localstack import sfn_redrive
 from docket_localstack.sfn_redrive import RedriveRecord, RestartPoint
 
 NOW = datetime.datetime(2026, 12, 1, 3, 0, tzinfo=datetime.UTC)
 DAY = datetime.timedelta(days=1)
-REGION, ACCOUNT = "us-east-1", "000000000000"
-MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:redrive-unit"
+MACHINE = "redrive-unit"
+MACHINE_ARN = interpreter.machine_arn(MACHINE)
 
 
 def entered(name: str, value: Any) -> dict:
@@ -140,14 +141,6 @@ DEFINITION = {
 }
 
 
-class FakeEvents:
-    def __init__(self):
-        self.details: list[dict] = []
-
-    def put_events(self, Entries):  # boto's parameter name
-        self.details.extend(json.loads(e["Detail"]) for e in Entries)
-
-
 class FakeStore:
     def __init__(self, executions):
         self.executions = executions
@@ -164,63 +157,29 @@ class InterpreterTest(unittest.TestCase):
         logging.getLogger("localstack.services.stepfunctions").setLevel(logging.CRITICAL)
 
     def setUp(self):
-        self.events = FakeEvents()
-        clients = mock.Mock(events=self.events)
-        patcher = mock.patch(
-            "localstack.services.stepfunctions.backend.execution.connect_to", return_value=clients
-        )
-        patcher.start()
-        self.addCleanup(patcher.stop)
+        self.events = interpreter.fake_events(self)
         self.make(DEFINITION)
 
     def make(self, definition: dict) -> None:
         """An execution (not started) of `definition`, in the fake store."""
-        from localstack.services.stepfunctions.backend.execution import Execution
-        from localstack.services.stepfunctions.backend.state_machine import StateMachineRevision
         from localstack.services.stepfunctions.provider import StepFunctionsProvider
 
-        machine = StateMachineRevision(
-            name="redrive-unit",
-            arn=MACHINE_ARN,
-            definition=json.dumps(definition),
-            role_arn=f"arn:aws:iam::{ACCOUNT}:role/sfn",
-            logging_config={},
-            cloud_watch_logging_configuration=None,
-        )
-        arn = f"arn:aws:states:{REGION}:{ACCOUNT}:execution:redrive-unit:run-1"
-        self.execution = Execution(
-            name="run-1",
-            sm_type=machine.sm_type,
-            role_arn=machine.role_arn,
-            exec_arn=arn,
-            account_id=ACCOUNT,
-            region_name=REGION,
-            state_machine=machine,
-            start_date=datetime.datetime.now(tz=datetime.UTC),
-            cloud_watch_logging_session=None,
-            activity_store={},
-            input_data={"start": True},
-        )
+        self.execution = interpreter.execution(MACHINE, definition, {"start": True})
         # The provider's class (with our operation), on a fake store; nothing else of it is used.
         provider: Any = StepFunctionsProvider.__new__(StepFunctionsProvider)
-        store = FakeStore({arn: self.execution})
+        store = FakeStore({self.execution.exec_arn: self.execution})
         provider.get_store = lambda _context: store
         self.provider = provider
         self.store = store
 
     def wait(self) -> Any:
-        for _ in range(200):
-            described = self.execution.to_describe_output()
-            if described["status"] != "RUNNING":
-                return described
-            time.sleep(0.02)
-        self.fail("execution still RUNNING after 4 s")
+        return interpreter.finished(self, self.execution)
 
     def redrive(self, token: str | None = None) -> Any:
         return self.provider.redrive_execution(None, self.execution.exec_arn, client_token=token)
 
     def history(self) -> Any:
-        return self.execution.to_history_output()["events"]
+        return interpreter.history(self.execution)
 
     def entered_names(self) -> list[str]:
         return [
@@ -366,7 +325,7 @@ class InterpreterTest(unittest.TestCase):
         self.assertEqual(refused.exception.message, sfn_redrive.REASON_DELETED)
         from localstack.aws.api.stepfunctions import StateMachineType
 
-        self.execution.sm_type = StateMachineType.EXPRESS  # type: ignore[misc]
+        self.execution.sm_type = StateMachineType.EXPRESS
         with self.assertRaises(InvalidArn):
             self.redrive()
         self.assertEqual(self.execution.to_describe_output()["redriveCount"], 0)
