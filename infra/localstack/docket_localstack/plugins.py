@@ -106,3 +106,10 @@ def register_sfn_lambda_errors():
     from docket_localstack.sfn_lambda_errors import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_cfn_lambda_version():
+    from docket_localstack.cfn_lambda_version import install
+
+    install()
