@@ -48,7 +48,9 @@ where
 }
 
 /// The span a step runs in, carrying the ids every log line must have (empty where the step has
-/// none yet, as ingest before it knows the document).
+/// none yet, as ingest before it knows the document), and the version of the function that runs
+/// it: a deploy publishes new versions, and an execution that started before it goes on invoking
+/// the old ones, which its lines then name.
 pub fn span(step: &str, document_id: &str, run_id: &str, operation_id: &str) -> Span {
     tracing::info_span!(
         "step",
@@ -56,7 +58,15 @@ pub fn span(step: &str, document_id: &str, run_id: &str, operation_id: &str) -> 
         documentId = document_id,
         runId = run_id,
         operationId = operation_id,
+        functionVersion = function_version(),
     )
+}
+
+/// The version of the running function (`AWS_LAMBDA_FUNCTION_VERSION`, set by Lambda: a number,
+/// or `$LATEST` when invoked unqualified); empty outside Lambda.
+fn function_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| std::env::var("AWS_LAMBDA_FUNCTION_VERSION").unwrap_or_default())
 }
 
 /// Log capture for unit tests, through the subscriber the Lambdas run with.

@@ -272,6 +272,8 @@ async fn a_direct_request_logs_in_the_span_of_its_event_or_receipt() {
             let span = &l["span"];
             assert_eq!(span["documentId"], json!(""), "{l}");
             assert_eq!(span["runId"], json!(""), "{l}");
+            // Outside Lambda no version is set; the field is there for every line.
+            assert_eq!(span["functionVersion"], json!(""), "{l}");
             (
                 span["step"].as_str().unwrap(),
                 span["operationId"].as_str().unwrap(),
