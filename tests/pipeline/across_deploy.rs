@@ -269,6 +269,8 @@ async fn a_run_waiting_across_a_deploy_finishes_on_its_own_versions() {
         .await;
     let run_id = s(&runs[0], "runId");
     assert_eq!(s(&runs[0], "status"), "completed", "{:?}", runs[0]);
+    // (Route records the run completed before its Task's success is in the history.)
+    assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
     assert_eq!(machine_of(&stack, &run_id).await, live);
     let calls = invokes(&stack, &run_id).await;
     assert!(calls.iter().any(|(f, _)| *f == new_route), "{calls:?}");
