@@ -49,8 +49,8 @@ where
 
 /// The span a step runs in, carrying the ids every log line must have (empty where the step has
 /// none yet, as ingest before it knows the document), and the version of the function that runs
-/// it: a deploy publishes new versions, and an execution that started before it goes on invoking
-/// the old ones, which its lines then name.
+/// it (`$LATEST` while the state machine invokes unqualified ARNs; the published version once it
+/// names versions, issue 12), so a line says which deployed code wrote it.
 pub fn span(step: &str, document_id: &str, run_id: &str, operation_id: &str) -> Span {
     tracing::info_span!(
         "step",
