@@ -57,7 +57,7 @@ async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
 }
 
 /// How long a completed run's event may take to be published, or to be redelivered when its
-/// delivery or the consumer's answer was lost (locally the bus does not retry a target): the
+/// delivery or the consumer's answer was lost (the bus's retries of a target run out): the
 /// sweep schedule's period (60 s) plus the age at which it takes a record (120 s), with a margin.
 const SWEEP_DEADLINE: Duration = Duration::from_secs(240);
 
@@ -267,6 +267,46 @@ async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_ev
         }
     }
     assert_eq!(outcomes.len(), documents.len(), "no document lost");
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// How long every Lambda Invoke is refused in the outage test: longer than the bus's own client
+/// retries one delivery (botocore's five attempts, under 15 s of backoff), so only the bus's
+/// retries of the target (its `RetryPolicy`) can still deliver the upload.
+const INVOKE_OUTAGE: Duration = Duration::from_secs(25);
+
+#[tokio::test]
+async fn an_upload_whose_ingest_invoke_is_throttled_past_the_bus_client_retries_is_still_ingested_once(
+) {
+    let stack = patient_stack().await;
+    let ingest = stack.out("IngestFunctionArn").to_string();
+    let subject = sha256_hex(ingest.as_bytes());
+    let throttled =
+        |requests: &[serde_json::Value]| requests.iter().filter(|r| r["status"] == 429).count();
+    let before = throttled(&util::wire_requests("lambda", "Invoke", &subject).await);
+    let rules = json!([
+        {"service": "lambda", "operation": "Invoke", "region": "us-east-1", "probability": 1.0,
+         "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
+    ]);
+    let on = FaultsOn::on(&stack, rules, None).await;
+    let (_, documents) = drop_invoices(&stack, 1).await;
+    tokio::time::sleep(INVOKE_OUTAGE).await;
+    let refused = throttled(&util::wire_requests("lambda", "Invoke", &subject).await) - before;
+    on.off().await;
+    // More refusals than one delivery's client attempts: the bus tried the target again.
+    assert!(
+        refused > 5,
+        "the bus invoked ingest {refused} times during the outage; expected its retries (> 5)"
+    );
+    assert!(
+        stack.runs(&documents[0]).await.is_empty(),
+        "no run during the outage"
+    );
+
+    let outcomes = settle(&stack, &documents, RUN_DEADLINE * 2).await;
+    let statuses: Vec<String> = outcomes[0].runs.iter().map(|r| s(r, "status")).collect();
+    assert_eq!(statuses, ["completed"]);
+    let problems = duplicates(&stack, &outcomes[0]).await;
     assert!(problems.is_empty(), "{problems:#?}");
 }
 

@@ -113,3 +113,10 @@ def register_cfn_lambda_version():
     from docket_localstack.cfn_lambda_version import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_events_retry():
+    from docket_localstack.events_retry import install
+
+    install()

@@ -5,7 +5,8 @@ records at most one answer to a task token however often it is sent). The log ke
 the service, the operation and a *subject*: for the operations in ``SUBJECTS``, the SHA-256 of the
 request parameter that says what the request acts on (a task token is a secret: only its hash is
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
-of its ``Detail``, so a test counts the publications and answers of one event).
+of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
+``Invoke`` by the ``FunctionName`` as the caller wrote it).
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -39,6 +40,7 @@ SUBJECTS = {
     ("stepfunctions", "SendTaskSuccess"): "taskToken",
     ("stepfunctions", "SendTaskFailure"): "taskToken",
     ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
+    ("lambda", "Invoke"): "FunctionName",
 }
 
 

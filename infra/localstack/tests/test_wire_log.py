@@ -20,6 +20,11 @@ class Subjects(unittest.TestCase):
         for entries in ([], [{"DetailType": "d", "Detail": "not json"}], [{"Detail": "{}"}]):
             self.assertIsNone(subject_of("events", "PutEvents", {"Entries": entries}))
 
+    def test_a_lambda_invoke_is_named_by_the_function_as_called(self):
+        arn = "arn:aws:lambda:us-east-1:000000000000:function:docket-dev-ingest"
+        subject = subject_of("lambda", "Invoke", {"FunctionName": arn, "Payload": b"{}"})
+        self.assertEqual(subject, hashlib.sha256(arn.encode()).hexdigest())
+
     def test_an_operation_without_a_subject_has_none(self):
         self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
         self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))
