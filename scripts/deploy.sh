@@ -134,6 +134,9 @@ cp "$template" "$work/infra/template.yaml"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d, indent=2, ensure_ascii=False))' \
   "$asl" > "$work/statemachines/document-pipeline.asl.json" || die "$asl is not valid JSON"
 definition_hash=$(sha256sum "$work/statemachines/document-pipeline.asl.json" | cut -c1-16)
+# In each step function's version Description: a template edit (an environment variable, a
+# timeout, memory) publishes new Lambda versions as a code change does.
+template_hash=$(sha256sum "$template" | cut -c1-16)
 say "packaging (definition sha256:$definition_hash)"
 # (Its upload progress has no newline; keep it for errors only.)
 if ! err=$(aws cloudformation package --template-file "$work/infra/template.yaml" --s3-bucket "$bucket" \
@@ -158,7 +161,7 @@ publish_config() {
   "$docket" --outputs "$1" config publish config/pipeline.json --by docket/deploy >&2
 }
 params=(Stage="$stage" Architecture="$arch" CodeBucket="$bucket" CodeKeyPrefix="$prefix"
-        LogLevel="${LOG_LEVEL:-info}" DefinitionHash="$definition_hash"
+        LogLevel="${LOG_LEVEL:-info}" DefinitionHash="$definition_hash" TemplateHash="$template_hash"
         ConfigFingerprint="$config_fingerprint")
 [ -z "${ALARM_TOPIC_ARN:-}" ] || params+=(AlarmTopicArn="$ALARM_TOPIC_ARN")
 [ -z "${REVIEW_TIMEOUT_SECONDS:-}" ] || params+=(ReviewTimeoutSeconds="$REVIEW_TIMEOUT_SECONDS")

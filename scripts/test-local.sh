@@ -24,11 +24,18 @@ cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
 
 echo "test-local: deploying the stack to LocalStack" >&2
 scripts/package.sh --target local
-# First as `make demo` deploys (the template's 3-day review wait), then as the tests need it
-# (45 s, so that the escalation test does not wait days): every run thus redeploys a changed
-# substituted parameter, and tests/pipeline/deploy.rs checks that new executions run on it.
-scripts/deploy.sh --local >/dev/null
-REVIEW_TIMEOUT_SECONDS=45 scripts/deploy.sh --local >/dev/null
+# Deployed twice: first with the template's 3-day review wait and a quieter log filter than
+# `make demo`'s (so that no run of the demo shares the machine version the first phase starts a
+# run on), then as the tests need it (45 s, so that the escalation test does not wait days, and the
+# default log filter). Every run thus redeploys a changed definition and changed step functions:
+# tests/pipeline/deploy.rs checks that new executions run on the new ones, and
+# tests/pipeline/across_deploy.rs that a run which waited in review across the deploy finishes on
+# the versions it started on (its first phase starts that run between the two deploys).
+# (Every parameter is given: `deploy` keeps a parameter's previous value where none is given.)
+REVIEW_TIMEOUT_SECONDS=259200 LOG_LEVEL=info,aws_config=warn scripts/deploy.sh --local >/dev/null
+cargo test -p docket-e2e --test pipeline -- --ignored --exact \
+  across_deploy::before_a_redeploy_a_run_waits_in_review
+REVIEW_TIMEOUT_SECONDS=45 LOG_LEVEL=info scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2
 cargo test -p docket-e2e --test soak -- --test-threads 1 --nocapture

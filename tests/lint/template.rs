@@ -1,6 +1,8 @@
-//! Lints of `infra/template.yaml` that keep a deploy reaching executions: every stack parameter
-//! substituted into a state machine definition is named in the create-only Description of the
-//! StateMachineVersion, so that changing it publishes a new version (the alias follows it).
+//! Lints of `infra/template.yaml` that keep a deploy reaching new executions and sparing running
+//! ones: every stack parameter and step-function version substituted into the state machine
+//! definition is named in the create-only Description of the StateMachineVersion, so that
+//! changing it publishes a new version (the alias follows it); and the definition invokes every
+//! step function by a published version (a qualified ARN), never by what is deployed now.
 //!
 //! The template is read as text (CloudFormation's `!Ref`/`!Sub` tags are not plain YAML): a block
 //! is the lines indented under its key.
@@ -81,7 +83,138 @@ fn unversioned(text: &str) -> Vec<String> {
     if !description.contains("${DefinitionHash}") {
         missing.push("DefinitionHash".into());
     }
+    // A step function's version is substituted too: a new one must publish a new machine version.
+    for (_, value) in &substitution_values(&substitutions) {
+        if let Some(version) = value
+            .strip_prefix("!Ref ")
+            .filter(|v| v.ends_with("Version"))
+        {
+            if !description.contains(&format!("${{{version}.Version}}")) {
+                missing.push(version.to_string());
+            }
+        }
+    }
     missing
+}
+
+/// `(key, value)` of each substitution line.
+fn substitution_values(substitutions: &[&str]) -> Vec<(String, String)> {
+    substitutions
+        .iter()
+        .filter_map(|l| l.trim().split_once(": "))
+        .filter(|(k, _)| !k.starts_with('#'))
+        .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Substitutions the definition `asl` uses that name a function other than by the ref of an
+/// `AWS::Lambda::Version` of the template `text`: an execution would invoke whatever code is
+/// deployed when it reaches that state.
+fn unqualified(text: &str, asl: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (at, _) = block(&lines, 0, "StateMachine");
+    let (_, substitutions) = block(&lines, at, "DefinitionSubstitutions");
+    substitution_values(&substitutions)
+        .into_iter()
+        .filter(|(key, _)| key.ends_with("FunctionArn") && asl.contains(&format!("${{{key}}}")))
+        .filter(|(_, value)| {
+            let Some(resource) = value.strip_prefix("!Ref ") else {
+                return true;
+            };
+            let (_, body) = block(&lines, 0, resource);
+            !body
+                .iter()
+                .any(|l| l.trim() == "Type: AWS::Lambda::Version")
+        })
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// What a deploy can change a step function by: each is named in the create-only Description of
+/// the function's version, so that changing it publishes a new version.
+const FUNCTION_INPUTS: [&str; 4] = [
+    "${CodeKeyPrefix}",
+    "${ConfigFingerprint}",
+    "${LogLevel}",
+    "${TemplateHash}",
+];
+
+/// `(version resource, missing input)` for every `AWS::Lambda::Version` of the template `text`
+/// whose Description does not name one of [`FUNCTION_INPUTS`].
+fn stale_function_versions(text: &str) -> Vec<(String, &'static str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut stale = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim() != "Type: AWS::Lambda::Version" {
+            continue;
+        }
+        let name = lines[i - 1].trim().trim_end_matches(':');
+        let (_, body) = block(&lines, i - 1, name);
+        let description = body
+            .iter()
+            .find(|l| l.trim_start().starts_with("Description:"))
+            .unwrap_or_else(|| panic!("{name} has no Description"));
+        for input in FUNCTION_INPUTS {
+            if !description.contains(input) {
+                stale.push((name.to_string(), input));
+            }
+        }
+    }
+    stale
+}
+
+#[test]
+fn every_change_a_deploy_makes_to_a_step_function_publishes_a_new_version_of_it() {
+    let text = template();
+    let versions = text.matches("Type: AWS::Lambda::Version").count();
+    assert!(
+        versions >= 5,
+        "{versions} Lambda versions: the lint reads the wrong template"
+    );
+    assert_eq!(stale_function_versions(&text), vec![]);
+
+    let without_config = text.replacen(", config ${ConfigFingerprint}", "", 1);
+    assert_eq!(
+        stale_function_versions(&without_config),
+        vec![("OcrFunctionVersion".to_string(), "${ConfigFingerprint}")]
+    );
+}
+
+fn definition() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../statemachines/document-pipeline.asl.json");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_definition_invokes_every_step_function_by_its_published_version() {
+    let (text, asl) = (template(), definition());
+    assert!(
+        asl.contains("${RouteFunctionArn}"),
+        "the definition no longer names route"
+    );
+    assert_eq!(unqualified(&text, &asl), Vec::<String>::new());
+
+    // Named by the unqualified function ARN, route is found.
+    let unversioned = text.replace(
+        "RouteFunctionArn: !Ref RouteFunctionVersion",
+        "RouteFunctionArn: !GetAtt RouteFunction.Arn",
+    );
+    assert_eq!(unqualified(&unversioned, &asl), vec!["RouteFunctionArn"]);
+}
+
+#[test]
+fn a_new_version_of_a_step_function_publishes_a_new_machine_version() {
+    let text = template();
+    let named = " route:${RouteFunctionVersion.Version}";
+    assert!(
+        text.contains(named),
+        "the Description no longer names route's version"
+    );
+    assert_eq!(
+        unversioned(&text.replace(named, "")),
+        vec!["RouteFunctionVersion"]
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! stack deployed to LocalStack (`scripts/test-local.sh` deploys it) come out as `result.json`.
 
 mod accounts_payable;
+mod across_deploy;
 mod audit;
 mod audit_digest;
 mod config;

@@ -8,6 +8,7 @@ mod review;
 mod show;
 mod stack;
 mod upload;
+mod versions;
 mod wait;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -63,6 +64,9 @@ enum Command {
     /// Withdraw a document's accepted result: the downstream record voided, the retraction
     /// published, the previous version current again.
     Retract(retract::Args),
+    /// The state machine and Lambda versions deploys left behind: list, prune.
+    #[command(subcommand)]
+    Versions(versions::Command),
 }
 
 #[tokio::main]
@@ -80,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Ops(command) => ops::run(&stack, command, cli.output).await,
         Command::Review(command) => review::run(&stack, command, cli.output).await,
         Command::Retract(args) => retract::run(&stack, args, cli.output).await,
+        Command::Versions(command) => versions::run(&stack, command, cli.output).await,
         Command::Config(_) => unreachable!("answered above"),
     }
 }

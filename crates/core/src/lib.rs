@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod deploys;
 pub mod diff;
 pub mod error;
 pub mod extract;
