@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use docket_e2e::stack::Stack;
+
+use crate::pinned::{publish_faulty, restore, Rerouted};
 use docket_e2e::util;
 use reqwest::Method;
 use serde_json::Value;
@@ -23,6 +25,8 @@ const FUNCTIONS: &[&str] = &[
 pub struct FaultsOn {
     chaos: Value,
     functions: Vec<String>,
+    /// The alias's routing to versions published with the SDK faults (when there are some).
+    rerouted: Option<Rerouted>,
     live: bool,
     /// When the faults went on (ms since the epoch) and the LocalStack log's length then.
     since_ms: i64,
@@ -43,9 +47,10 @@ impl FaultsOn {
         let log_from = std::fs::metadata(localstack_log())
             .map(|m| m.len())
             .unwrap_or(0);
-        let guard = FaultsOn {
+        let mut guard = FaultsOn {
             chaos,
             functions,
+            rerouted: None,
             live: true,
             since_ms,
             log_from,
@@ -54,6 +59,9 @@ impl FaultsOn {
         for name in &guard.functions {
             function_faults(lambda, name, sdk).await;
         }
+        if sdk.is_some() {
+            guard.rerouted = Some(publish_faulty(stack, &guard.functions).await);
+        }
         util::chaos(Method::PATCH, "faults", &guard.chaos).await;
         guard
     }
@@ -61,7 +69,7 @@ impl FaultsOn {
     /// Switches the faults off now.
     pub async fn off(mut self) {
         self.live = false;
-        switch_off(&self.chaos, &self.functions).await;
+        switch_off(&self.chaos, &self.functions, self.rerouted.as_ref()).await;
     }
 
     /// How many requests each Chaos-API rule failed, from LocalStack's log since [`FaultsOn::on`]
@@ -113,12 +121,13 @@ impl Drop for FaultsOn {
             return;
         }
         let (chaos, functions) = (self.chaos.clone(), self.functions.clone());
+        let rerouted = self.rerouted.clone();
         let off = std::thread::spawn(move || {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .expect("a runtime")
-                .block_on(switch_off(&chaos, &functions))
+                .block_on(switch_off(&chaos, &functions, rerouted.as_ref()))
         })
         .join();
         if off.is_err() {
@@ -153,9 +162,13 @@ fn localstack_log() -> std::path::PathBuf {
     dir.join("localstack.log")
 }
 
-async fn switch_off(chaos: &Value, functions: &[String]) {
+async fn switch_off(chaos: &Value, functions: &[String], rerouted: Option<&Rerouted>) {
     util::chaos(Method::DELETE, "faults", chaos).await;
-    let lambda = aws_sdk_lambda::Client::new(&util::aws().await);
+    let sdk = util::aws().await;
+    if let Some(rerouted) = rerouted {
+        restore(aws_sdk_sfn::Client::new(&sdk), rerouted).await;
+    }
+    let lambda = aws_sdk_lambda::Client::new(&sdk);
     for name in functions {
         function_faults(&lambda, name, None).await;
     }

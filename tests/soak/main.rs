@@ -10,6 +10,7 @@
 //! the outcomes are excused by did happen.
 
 mod faults;
+mod pinned;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -49,8 +49,8 @@ where
 
 /// The span a step runs in, carrying the ids every log line must have (empty where the step has
 /// none yet, as ingest before it knows the document), and the version of the function that runs
-/// it (`$LATEST` while the state machine invokes unqualified ARNs; the published version once it
-/// names versions, issue 12), so a line says which deployed code wrote it.
+/// it (the published version the state machine names; `$LATEST` for ingest and the entry points
+/// that events invoke unqualified), so a line says which deployed code wrote it.
 pub fn span(step: &str, document_id: &str, run_id: &str, operation_id: &str) -> Span {
     tracing::info_span!(
         "step",
