@@ -120,3 +120,10 @@ def register_events_retry():
     from docket_localstack.events_retry import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_sfn_callback_starts():
+    from docket_localstack.sfn_callback_starts import install
+
+    install()

@@ -467,11 +467,15 @@ def install() -> None:
     Execution._get_events_client = _events_client_with_redrive(  # type: ignore[method-assign]
         Execution._get_events_client
     )
-    _rebind_loaded_service(SERVICE_PLUGINS)
+    rebind_loaded_service(
+        SERVICE_PLUGINS,
+        {"RedriveExecution": "redrive_execution", "ListExecutions": "list_executions"},
+    )
 
 
-def _rebind_loaded_service(plugins: Any) -> None:
-    """Points an already built dispatch table at the patched methods (EAGER_SERVICE_LOADING)."""
+def rebind_loaded_service(plugins: Any, operations: dict[str, str]) -> None:
+    """Points an already built dispatch table's `operations` (operation name -> provider method)
+    at the patched methods (EAGER_SERVICE_LOADING)."""
     from localstack.aws.skeleton import ServiceRequestDispatcher
 
     container = plugins._services.get("stepfunctions")
@@ -480,10 +484,7 @@ def _rebind_loaded_service(plugins: Any) -> None:
     skeleton = getattr(service, "skeleton", None)
     if provider is None or skeleton is None:
         return  # not loaded yet: its table will be built from the patched class
-    for operation, name in (
-        ("RedriveExecution", "redrive_execution"),
-        ("ListExecutions", "list_executions"),
-    ):
+    for operation, name in operations.items():
         skeleton.dispatch_table[operation] = ServiceRequestDispatcher(
             getattr(provider, name), operation=operation, pass_context=True, expand_parameters=True
         )
