@@ -127,3 +127,10 @@ def register_sfn_callback_starts():
     from docket_localstack.sfn_callback_starts import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_sfn_map_run():
+    from docket_localstack.sfn_map_run import install
+
+    install()

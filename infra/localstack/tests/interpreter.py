@@ -37,7 +37,7 @@ def fake_events(test: unittest.TestCase) -> FakeEvents:
     return events
 
 
-def execution(machine: str, definition: dict, input_data: dict) -> Any:
+def execution(machine: str, definition: dict, input_data: Any) -> Any:
     """An execution named `run-1` (not started) of `definition`."""
     from localstack.services.stepfunctions.backend.execution import Execution
     from localstack.services.stepfunctions.backend.state_machine import StateMachineRevision
