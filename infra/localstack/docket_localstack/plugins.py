@@ -134,3 +134,17 @@ def register_sfn_map_run():
     from docket_localstack.sfn_map_run import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_sfn_map_definition():
+    from docket_localstack.sfn_map_definition import install
+
+    install()
+
+
+@hooks.on_infra_start()
+def register_sfn_map_results():
+    from docket_localstack.sfn_map_results import install
+
+    install()

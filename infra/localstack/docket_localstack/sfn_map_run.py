@@ -26,6 +26,7 @@ the output. No LocalStack file is changed.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from localstack.aws.api.stepfunctions import HistoryEventType, MapRunFailedEventDetails
@@ -39,8 +40,9 @@ from localstack.services.stepfunctions.asl.component.common.error_name.states_er
 from localstack.services.stepfunctions.asl.component.common.error_name.states_error_name_type import (  # noqa: E501
     StatesErrorNameType,
 )
-from localstack.services.stepfunctions.asl.component.state.state_execution.state_map.iteration.distributed_iteration_component import (  # noqa: E501
+from localstack.services.stepfunctions.asl.component.state.state_execution.state_map.iteration.distributed_iteration_component import (  # noqa: E501  # noqa: E501
     DistributedIterationComponent,
+    DistributedIterationComponentEvalInput,
 )
 from localstack.services.stepfunctions.asl.component.state.state_execution.state_map.iteration.itemprocessor.distributed_item_processor_worker import (  # noqa: E501
     DistributedItemProcessorWorker,
@@ -56,6 +58,11 @@ from localstack.services.stepfunctions.asl.component.state.state_execution.state
     ToleratedFailurePercentageDecl,
 )
 from localstack.services.stepfunctions.asl.eval.event.event_detail import EventDetails
+from localstack.services.stepfunctions.asl.eval.program_state import ProgramError, ProgramTimedOut
+from localstack.services.stepfunctions.asl.eval.states import ItemData, MapData
+
+from docket_localstack import sfn_map_definition
+from docket_localstack.sfn_map_items import ResourceOutputTransformerJsonl, batches
 
 _INSTALLED = "_docket_map_run"
 
@@ -64,6 +71,23 @@ _INSTALLED = "_docket_map_run"
 MAX_WORKERS = int(os.environ.get("DOCKET_SFN_MAP_WORKERS", "16"))
 
 THRESHOLD_ERROR = StatesErrorNameType.StatesExceedToleratedFailureThreshold
+
+# Guards each run record's outcomes (workers of a run record theirs concurrently).
+_outcomes_lock = threading.Lock()
+
+
+def _record_outcome(record: Any, index: int, outcome: dict) -> None:
+    with _outcomes_lock:
+        if not hasattr(record, "docket_outcomes"):
+            record.docket_outcomes = {}
+        record.docket_outcomes[index] = outcome
+
+
+def outcomes(record: Any) -> dict[int, dict]:
+    """Each ended child of a run by its index: `status` (SUCCEEDED, FAILED), `input`, and
+    `output` or `error` and `cause` (a copy); `sfn_map_results` writes them."""
+    with _outcomes_lock:
+        return dict(getattr(record, "docket_outcomes", {}))
 
 
 def exceeded(failed: int, total: int, count: int | None, percentage: float | None) -> str | None:
@@ -79,6 +103,24 @@ def exceeded(failed: int, total: int, count: int | None, percentage: float | Non
             f"ToleratedFailurePercentage is {percentage:g}"
         )
     return None
+
+
+def _eval_job(original):
+    def eval_job(self: DistributedItemProcessorWorker, env: Any, job: Any) -> None:
+        original(self, env, job)
+        state = env.program_state()
+        outcome: dict[str, Any] = {"input": job.job_input}
+        if isinstance(state, ProgramError):
+            details = state.error or {}
+            outcome.update(status="FAILED", error=details.get("error"), cause=details.get("cause"))
+        elif isinstance(state, ProgramTimedOut):
+            outcome.update(status="FAILED", error="States.Timeout", cause=None)
+        else:
+            outcome.update(status="SUCCEEDED", output=job.job_output)
+        _record_outcome(self._map_run_record, job.job_index, outcome)
+
+    setattr(eval_job, _INSTALLED, True)
+    return eval_job
 
 
 def _eval_pool(self: DistributedItemProcessorWorker, job: Any, worker_frame: Any) -> None:
@@ -107,20 +149,78 @@ def _eval_pool(self: DistributedItemProcessorWorker, job: Any, worker_frame: Any
             self._job_pool.close_job(job)
 
 
+def _selected(env: Any, eval_input: Any, items: list) -> list:
+    """Each item through the Map's ItemSelector (or Parameters), as a worker would apply it."""
+    selector = eval_input.item_selector or eval_input.parameters
+    if selector is None:
+        return items
+    state_input = env.stack[-1] if env.stack else env.states.get_input()
+    out = []
+    for index, item in enumerate(items):
+        frame = env.open_inner_frame()
+        try:
+            frame.states.context_object.context_object_data["Map"] = MapData(
+                Item=ItemData(Index=index, Value=item)
+            )
+            frame.states.reset(input_value=state_input)
+            frame.stack.append(state_input)
+            selector.eval(frame)
+            out.append(frame.stack.pop())
+        finally:
+            env.delete_frame(frame)
+    return out
+
+
+def _batched(self: Any, env: Any, eval_input: Any, items: list) -> tuple[list, Any]:
+    """The jobs of the run and the input its workers get: batches of the selected items, whose
+    workers select nothing more, when the Map declares an ItemBatcher."""
+    batcher = getattr(self, "docket_batcher", None)
+    if batcher is None:
+        return items, eval_input
+    state_input = env.stack[-1] if env.stack else env.states.get_input()
+    jobs = batches(_selected(env, eval_input, items), batcher, state_input)
+    plain = DistributedIterationComponentEvalInput(
+        state_name=eval_input.state_name,
+        max_concurrency=eval_input.max_concurrency,
+        input_items=eval_input.input_items,
+        parameters=None,
+        item_selector=None,
+        item_reader=eval_input.item_reader,
+        tolerated_failure_count=eval_input.tolerated_failure_count,
+        tolerated_failure_percentage=eval_input.tolerated_failure_percentage,
+        label=eval_input.label,
+        map_run_record=eval_input.map_run_record,
+    )
+    return jobs, plain
+
+
+def _failed_items(record: Any) -> int:
+    """Failed items: a failed batch counts each of its items."""
+    failed = 0
+    for outcome in outcomes(record).values():
+        if outcome["status"] != "FAILED":
+            continue
+        given = outcome["input"]
+        is_batch = isinstance(given, dict) and isinstance(given.get("Items"), list)
+        failed += len(given["Items"]) if is_batch else 1
+    return failed
+
+
 def _map_run(self: DistributedIterationComponent, env: Any, eval_input: Any) -> None:
     items: list = env.stack.pop()
     record = eval_input.map_run_record
-    pool = JobPool(job_program=self._get_iteration_program(), job_inputs=items)
+    jobs, eval_input = _batched(self, env, eval_input, items)
+    pool = JobPool(job_program=self._get_iteration_program(), job_inputs=jobs)
     concurrency = record.max_concurrency
-    workers = min(len(items), concurrency if concurrency else MAX_WORKERS)
-    for _ in range(max(workers, 1) if items else 0):
+    workers = min(len(jobs), concurrency if concurrency else MAX_WORKERS)
+    for _ in range(workers):
         self._launch_worker(env=env, eval_input=eval_input, job_pool=pool)
     pool.await_jobs()
     error = pool.get_worker_exception()
     if error is not None:
         raise error
 
-    failed = record.item_counter.failed.get() + record.item_counter.timed_out.get()
+    failed = _failed_items(record)
     count_declared, percentage_declared = getattr(self, "docket_declared", (False, False))
     why = exceeded(
         failed,
@@ -148,11 +248,17 @@ def _map_run(self: DistributedIterationComponent, env: Any, eval_input: Any) -> 
 def _from_state_props(original):
     def from_state_props(self: StateMap, state_props: Any) -> None:
         original(self, state_props)
-        if isinstance(self.iteration_component, DistributedIterationComponent):
-            self.iteration_component.docket_declared = (  # type: ignore[attr-defined]
-                state_props.get(ToleratedFailureCountDecl) is not None,
-                state_props.get(ToleratedFailurePercentageDecl) is not None,
-            )
+        component = self.iteration_component
+        if not isinstance(component, DistributedIterationComponent):
+            return
+        component.docket_declared = (  # type: ignore[attr-defined]
+            state_props.get(ToleratedFailureCountDecl) is not None,
+            state_props.get(ToleratedFailurePercentageDecl) is not None,
+        )
+        taken = sfn_map_definition.pending(self.name)
+        component.docket_batcher = taken.get("batcher")  # type: ignore[attr-defined]
+        if taken.get("jsonl") and self.item_reader is not None:
+            self.item_reader.resource_output_transformer = ResourceOutputTransformerJsonl()
 
     setattr(from_state_props, _INSTALLED, True)
     return from_state_props
@@ -162,6 +268,9 @@ def install() -> None:
     """Replaces the worker loop and the run, and wraps the Map's construction, once."""
     if getattr(StateMap.from_state_props, _INSTALLED, False):
         return
+    DistributedItemProcessorWorker._eval_job = _eval_job(  # type: ignore[method-assign]
+        DistributedItemProcessorWorker._eval_job
+    )
     DistributedItemProcessorWorker._eval_pool = _eval_pool  # type: ignore[method-assign]
     DistributedIterationComponent._map_run = _map_run  # type: ignore[method-assign]
     StateMap.from_state_props = _from_state_props(StateMap.from_state_props)  # type: ignore[method-assign]
