@@ -6,6 +6,7 @@
 mod cfn;
 mod chaos;
 mod config;
+mod distributed_map;
 mod dynamodb;
 mod faults;
 mod lambda;
