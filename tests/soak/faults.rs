@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use docket_e2e::stack::Stack;
-
-use crate::pinned::{publish_faulty, restore, Rerouted};
 use docket_e2e::util;
 use reqwest::Method;
 use serde_json::Value;
+
+use crate::pinned::{publish_faulty, restore, Rerouted};
 
 const FUNCTIONS: &[&str] = &[
     "IngestFunctionName",

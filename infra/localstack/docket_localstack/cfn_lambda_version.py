@@ -6,8 +6,9 @@ creates a new resource (PublishVersion) and deletes the old one, unless `UpdateR
 Retain` keeps it. Community LocalStack 2026.3's provider declares only `FunctionName` create-only,
 so the v2 engine takes such a change for an in-place update, and the provider's `update` raises
 `NotImplementedError`: the deploy fails, or, where the engine skips it, no version is published.
-A template that names a function's version in a state machine's definition (issue 12: executions
-finish on the versions they started on) needs each deploy to publish a new one and keep the old.
+docket's template names each step function's version in the state machine's definition, and a
+deploy must publish new ones while keeping the old (executions that started before it still
+invoke them).
 
 `install()` adds `CodeSha256` and `Description` to the provider's `createOnlyProperties` (the
 schema the engine reads to decide on replacement). The engine already honours

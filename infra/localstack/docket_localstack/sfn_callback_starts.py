@@ -22,6 +22,8 @@ from typing import Any
 
 from localstack.services.stepfunctions.provider import StepFunctionsProvider
 
+from docket_localstack.sfn_dispatch import rebind_loaded_service
+
 _INSTALLED = "_docket_callbacks_wait_for_starts"
 
 # The callbacks that walk the executions: operation -> provider method.
@@ -63,8 +65,6 @@ def _wait_for_starts(original):
 def install() -> None:
     """Wraps each callback operation of `StepFunctionsProvider` once."""
     from localstack.services.plugins import SERVICE_PLUGINS
-
-    from docket_localstack.sfn_redrive import rebind_loaded_service
 
     for name in CALLBACKS.values():
         current = getattr(StepFunctionsProvider, name)

@@ -51,6 +51,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from docket_localstack.sfn_dispatch import rebind_loaded_service
+
 REDRIVABLE_DAYS = 14
 MAX_OPEN_DAYS = 365
 MAX_HISTORY_EVENTS = 24_999  # AWS needs room for ExecutionRedriven and one more event
@@ -471,20 +473,3 @@ def install() -> None:
         SERVICE_PLUGINS,
         {"RedriveExecution": "redrive_execution", "ListExecutions": "list_executions"},
     )
-
-
-def rebind_loaded_service(plugins: Any, operations: dict[str, str]) -> None:
-    """Points an already built dispatch table's `operations` (operation name -> provider method)
-    at the patched methods (EAGER_SERVICE_LOADING)."""
-    from localstack.aws.skeleton import ServiceRequestDispatcher
-
-    container = plugins._services.get("stepfunctions")
-    service = container.service if container else None
-    provider = getattr(service, "_provider", None)
-    skeleton = getattr(service, "skeleton", None)
-    if provider is None or skeleton is None:
-        return  # not loaded yet: its table will be built from the patched class
-    for operation, name in operations.items():
-        skeleton.dispatch_table[operation] = ServiceRequestDispatcher(
-            getattr(provider, name), operation=operation, pass_context=True, expand_parameters=True
-        )
