@@ -123,8 +123,8 @@ for f in "${functions[@]}"; do
   fi
 done
 
-# 3. State machine definition: stage the template next to the definition so that the template's
-# relative DefinitionS3Location (../statemachines/document-pipeline.asl.json) finds it, then let
+# 3. State machine definitions: stage the template next to the definitions so that the template's
+# relative DefinitionS3Locations (../statemachines/*.asl.json) find them, then let
 # `cloudformation package` upload it and rewrite the property to {Bucket, Key}.
 work=$root/dist/cfn
 rm -rf "$work" && mkdir -p "$work/infra" "$work/statemachines"
@@ -134,6 +134,10 @@ cp "$template" "$work/infra/template.yaml"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d, indent=2, ensure_ascii=False))' \
   "$asl" > "$work/statemachines/document-pipeline.asl.json" || die "$asl is not valid JSON"
 definition_hash=$(sha256sum "$work/statemachines/document-pipeline.asl.json" | cut -c1-16)
+# The bulk reprocess machine is unversioned (an execution keeps the definition it started with).
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d, indent=2, ensure_ascii=False))' \
+  "$root/statemachines/bulk-reprocess.asl.json" > "$work/statemachines/bulk-reprocess.asl.json" \
+  || die "statemachines/bulk-reprocess.asl.json is not valid JSON"
 # In each step function's version Description: a template edit (an environment variable, a
 # timeout, memory) publishes new Lambda versions as a code change does.
 template_hash=$(sha256sum "$template" | cut -c1-16)

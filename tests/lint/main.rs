@@ -80,11 +80,29 @@ fn machines() -> Vec<(String, Value)> {
     out
 }
 
+/// Every state of a machine, those of its Map and Parallel states' inner machines too, as
+/// (name, state).
+fn all_states(asl: &Value) -> Vec<(&str, &Value)> {
+    let mut out = Vec::new();
+    let mut pending = vec![asl];
+    while let Some(machine) = pending.pop() {
+        for (name, state) in machine["States"].as_object().expect("States") {
+            out.push((name.as_str(), state));
+            for inner in ["ItemProcessor", "Iterator"] {
+                if state[inner].is_object() {
+                    pending.push(&state[inner]);
+                }
+            }
+            pending.extend(state["Branches"].as_array().into_iter().flatten());
+        }
+    }
+    out
+}
+
 /// Every problem in one state machine, as "State: problem" lines.
 fn lint(asl: &Value) -> Vec<String> {
     let mut problems = Vec::new();
-    let states = asl["States"].as_object().expect("States");
-    for (name, state) in states {
+    for (name, state) in all_states(asl) {
         let mut problem = |p: String| problems.push(format!("{name}: {p}"));
         if state["Type"] != "Task" {
             continue;
@@ -235,6 +253,28 @@ fn the_linter_catches_each_rule_it_enforces() {
     }
 }
 
+#[test]
+fn the_linter_reads_the_states_inside_a_map() {
+    let nested = serde_json::json!({
+        "StartAt": "M",
+        "States": {
+            "M": {"Type": "Map", "End": true, "ItemProcessor": {
+                "StartAt": "Inner",
+                "States": {"Inner": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                                     "End": true}}
+            }}
+        }
+    });
+
+    let problems = lint(&nested).join("\n");
+
+    assert!(
+        problems.contains("Inner: Task without TimeoutSeconds"),
+        "{problems}"
+    );
+    assert_eq!(tasks(&nested).len(), 1);
+}
+
 /// The step a Task runs, from the function it invokes and the `action` of its payload; `None`
 /// for a Task this lint does not know, which is itself a problem (a new Task must be placed).
 fn step_of(state: &Value) -> Option<Step> {
@@ -250,18 +290,17 @@ fn step_of(state: &Value) -> Option<Step> {
         ("${CompensateFunctionArn}", Some("compensate")) => Step::Compensate,
         ("${ReviewCallbackFunctionArn}", Some("open")) => Step::Review,
         ("${ReviewCallbackFunctionArn}", Some("escalate")) => Step::Escalate,
+        ("${ReprocessFunctionArn}", Some("start")) => Step::Reprocess,
         _ => return None,
     })
 }
 
 /// The Tasks of a state machine with the step each runs, as (state name, state, step).
 fn tasks(asl: &Value) -> Vec<(&str, &Value, Option<Step>)> {
-    asl["States"]
-        .as_object()
-        .expect("States")
-        .iter()
+    all_states(asl)
+        .into_iter()
         .filter(|(_, s)| s["Type"] == "Task")
-        .map(|(name, s)| (name.as_str(), s, step_of(s)))
+        .map(|(name, s)| (name, s, step_of(s)))
         .collect()
 }
 
@@ -313,7 +352,11 @@ fn business_errors_are_caught_by_name_and_never_retried() {
     for (file, asl) in machines() {
         let problems = business_problems(&asl);
         assert!(problems.is_empty(), "{file}:\n  {}", problems.join("\n  "));
-        // Every step with business outcomes is run by some Task, or the check above saw nothing.
+        // Every step with business outcomes is run by some Task of the pipeline, or the check
+        // above saw nothing.
+        if file != "document-pipeline.asl.json" {
+            continue;
+        }
         let run: Vec<_> = tasks(&asl).into_iter().filter_map(|(_, _, s)| s).collect();
         for step in Step::ALL {
             if !step.business_outcomes().is_empty() {

@@ -107,12 +107,12 @@ fn substitution_values(substitutions: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Substitutions the definition `asl` uses that name a function other than by the ref of an
+/// Substitutions the definition `asl` of the state machine resource `machine` uses that name a function other than by the ref of an
 /// `AWS::Lambda::Version` of the template `text`: an execution would invoke whatever code is
 /// deployed when it reaches that state.
-fn unqualified(text: &str, asl: &str) -> Vec<String> {
+fn unqualified(text: &str, machine: &str, asl: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let (at, _) = block(&lines, 0, "StateMachine");
+    let (at, _) = block(&lines, 0, machine);
     let (_, substitutions) = block(&lines, at, "DefinitionSubstitutions");
     substitution_values(&substitutions)
         .into_iter()
@@ -181,8 +181,13 @@ fn every_change_a_deploy_makes_to_a_step_function_publishes_a_new_version_of_it(
 }
 
 fn definition() -> String {
+    asl_file("document-pipeline.asl.json")
+}
+
+fn asl_file(file: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../statemachines/document-pipeline.asl.json");
+        .join("../statemachines")
+        .join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -193,14 +198,26 @@ fn the_definition_invokes_every_step_function_by_its_published_version() {
         asl.contains("${RouteFunctionArn}"),
         "the definition no longer names route"
     );
-    assert_eq!(unqualified(&text, &asl), Vec::<String>::new());
+    assert_eq!(
+        unqualified(&text, "StateMachine", &asl),
+        Vec::<String>::new()
+    );
+    let bulk = asl_file("bulk-reprocess.asl.json");
+    assert!(bulk.contains("${ReprocessFunctionArn}"));
+    assert_eq!(
+        unqualified(&text, "BulkReprocessStateMachine", &bulk),
+        Vec::<String>::new()
+    );
 
     // Named by the unqualified function ARN, route is found.
     let unversioned = text.replace(
         "RouteFunctionArn: !Ref RouteFunctionVersion",
         "RouteFunctionArn: !GetAtt RouteFunction.Arn",
     );
-    assert_eq!(unqualified(&unversioned, &asl), vec!["RouteFunctionArn"]);
+    assert_eq!(
+        unqualified(&unversioned, "StateMachine", &asl),
+        vec!["RouteFunctionArn"]
+    );
 }
 
 #[test]

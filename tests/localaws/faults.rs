@@ -185,6 +185,7 @@ fn run_record() -> RunRecord {
         },
         source_order: "00000000000000000001".into(),
         config_fingerprint: "fp".into(),
+        generation: 0,
         status: RunStatus::Started,
         created_at: "2026-01-01T00:00:00Z".into(),
         outputs: BTreeMap::new(),

@@ -413,6 +413,7 @@ pub(crate) async fn prepared_run_under(
         raw: raw.clone(),
         source_order: "1".into(),
         config_fingerprint: config.fingerprint(),
+        generation: 0,
         status: RunStatus::Started,
         created_at: "2026-11-30T10:00:00Z".into(),
         outputs: BTreeMap::new(),

@@ -16,6 +16,7 @@ mod infra;
 mod lost_ack;
 mod obligations;
 mod privacy;
+mod reprocess;
 mod review;
 mod saga;
 mod sweeper;

@@ -2,7 +2,9 @@
 
 mod audit;
 mod config;
+mod diff;
 mod ops;
+mod reprocess;
 mod retract;
 mod review;
 mod show;
@@ -64,6 +66,11 @@ enum Command {
     /// Withdraw a document's accepted result: the downstream record voided, the retraction
     /// published, the previous version current again.
     Retract(retract::Args),
+    /// Run a tenant's documents again as new runs of the next generation (a bulk reprocess),
+    /// or follow one (`status ID`).
+    Reprocess(reprocess::Args),
+    /// What differs between two runs' results, field by field.
+    Diff(diff::Args),
     /// The state machine and Lambda versions deploys left behind: list, prune.
     #[command(subcommand)]
     Versions(versions::Command),
@@ -85,6 +92,8 @@ async fn main() -> anyhow::Result<()> {
         Command::Review(command) => review::run(&stack, command, cli.output).await,
         Command::Retract(args) => retract::run(&stack, args, cli.output).await,
         Command::Versions(command) => versions::run(&stack, command, cli.output).await,
+        Command::Reprocess(args) => reprocess::run(&stack, args, cli.output).await,
+        Command::Diff(args) => diff::run(&stack, args, cli.output).await,
         Command::Config(_) => unreachable!("answered above"),
     }
 }

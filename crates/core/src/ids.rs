@@ -261,6 +261,28 @@ impl DocumentId {
     }
 }
 
+id_type!(
+    /// A bulk reprocess: `rp-` and 24 hex of its request (`reprocess::Request`); the name of
+    /// its bulk execution.
+    ReprocessId
+);
+
+impl ReprocessId {
+    /// The id of a request given as JSON: the same request always has the same id.
+    pub fn of_request(request: &Value) -> Self {
+        let hash = sha256_hex(canonical_json(request).as_bytes());
+        ReprocessId(format!("rp-{}", &hash[..24]))
+    }
+
+    /// Accepts an id as `docket reprocess` printed it.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let ok =
+            s.len() == 27 && s.starts_with("rp-") && s[3..].bytes().all(|b| b.is_ascii_hexdigit());
+        ok.then(|| ReprocessId(s.to_string()))
+            .ok_or_else(|| Error::BadInput(format!("not a reprocess id: {s:?}")))
+    }
+}
+
 impl RunId {
     /// The run of `document` at `source` under the config `config_fingerprint`; `generation` is
     /// bumped to reprocess the same version deliberately (the old run stays for audit).

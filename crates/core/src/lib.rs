@@ -15,6 +15,7 @@ pub mod memory;
 pub mod model;
 pub mod ocr;
 pub mod ports;
+pub mod reprocess;
 pub mod review;
 pub mod saga;
 pub mod steps;

@@ -17,6 +17,18 @@ fn status_from(s: &str) -> Result<RunStatus, Error> {
         .map_err(|_| Error::Internal(format!("unknown run status {s:?}")))
 }
 
+/// A run's generation; a run stored before generations were recorded is generation 0.
+fn generation_from(item: &Item) -> Result<u32, Error> {
+    match item.get("generation") {
+        None => Ok(0),
+        Some(value) => value
+            .as_n()
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| Error::Internal(format!("run generation {value:?} is not a number"))),
+    }
+}
+
 pub(super) fn run_item(run: &RunRecord) -> Item {
     let outputs: HashMap<_, _> = run.outputs.iter().map(|(k, v)| (k.clone(), s(v))).collect();
     let mut item = HashMap::from([
@@ -29,6 +41,10 @@ pub(super) fn run_item(run: &RunRecord) -> Item {
         ("rawKey".into(), s(&run.raw.key)),
         ("sourceOrder".into(), s(&run.source_order)),
         ("configFingerprint".into(), s(&run.config_fingerprint)),
+        (
+            "generation".into(),
+            AttributeValue::N(run.generation.to_string()),
+        ),
         ("status".into(), s(run.status.as_str())),
         ("createdAt".into(), s(&run.created_at)),
         ("outputs".into(), AttributeValue::M(outputs)),
@@ -63,6 +79,7 @@ pub(super) fn run_from(item: &Item) -> Result<RunRecord, Error> {
         },
         source_order: req_str(item, "sourceOrder")?.to_string(),
         config_fingerprint: req_str(item, "configFingerprint")?.to_string(),
+        generation: generation_from(item)?,
         status: status_from(req_str(item, "status")?)?,
         created_at: req_str(item, "createdAt")?.to_string(),
         outputs,

@@ -23,7 +23,7 @@ use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use docket_core::audit::{AuditEntry, Checkpoint};
-use docket_core::ids::{DocumentId, RunId};
+use docket_core::ids::{DocumentId, RunId, Tenant};
 use docket_core::ports::{Change, DocumentRecord, Refused, RunRecord, RunStatus, Store};
 use docket_core::Error;
 
@@ -149,6 +149,25 @@ impl DynamoStore {
             .await
             .map_err(|e| classify("dynamodb Query runs", e))?;
         items.iter().map(run_from).collect()
+    }
+
+    /// The documents of `tenant` that have a current result, from the documents table's
+    /// `by-tenant` index (eventually consistent, as every read of a global secondary index).
+    pub async fn documents_of(&self, tenant: &Tenant) -> Result<Vec<DocumentRecord>, Error> {
+        let items = self
+            .client
+            .query()
+            .table_name(&self.tables.documents)
+            .index_name("by-tenant")
+            .key_condition_expression("tenant = :t")
+            .expression_attribute_values(":t", s(tenant.as_str()))
+            .into_paginator()
+            .items()
+            .send()
+            .try_collect()
+            .await
+            .map_err(|e| classify("dynamodb Query documents", e))?;
+        items.iter().map(document_from).collect()
     }
 
     /// Every run in `status` (a scan: an operator tool, not a hot path).

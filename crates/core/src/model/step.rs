@@ -28,11 +28,13 @@ pub enum Step {
     Receipt,
     /// Undoing a run's saga in reverse order (`steps::saga::compensate_run`).
     Compensate,
+    /// Starting a run of a later generation for a bulk reprocess (`steps::reprocess::start`).
+    Reprocess,
 }
 
 impl Step {
     /// Every step, in pipeline order.
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 10] = [
         Step::Ocr,
         Step::Validate,
         Step::Route,
@@ -42,6 +44,7 @@ impl Step {
         Step::Escalate,
         Step::Receipt,
         Step::Compensate,
+        Step::Reprocess,
     ];
 
     /// The steps whose operations the operation ledger holds (to join a run with them).
@@ -59,6 +62,7 @@ impl Step {
             Step::Escalate => "escalate",
             Step::Receipt => "receipt",
             Step::Compensate => "compensate",
+            Step::Reprocess => "reprocess",
         }
     }
 
@@ -72,7 +76,12 @@ impl Step {
             Step::Validate => &[ErrorKind::DocumentInvalid],
             Step::Review => &[ErrorKind::ReviewRejected],
             Step::Receipt => &[ErrorKind::DuplicateInvoice],
-            Step::Route | Step::Fail | Step::Reject | Step::Escalate | Step::Compensate => &[],
+            Step::Route
+            | Step::Fail
+            | Step::Reject
+            | Step::Escalate
+            | Step::Compensate
+            | Step::Reprocess => &[],
         }
     }
 
@@ -108,7 +117,8 @@ mod tests {
                 "review",
                 "escalate",
                 "receipt",
-                "compensate"
+                "compensate",
+                "reprocess"
             ]
         );
         for step in Step::ALL {

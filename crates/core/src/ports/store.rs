@@ -85,6 +85,10 @@ pub struct RunRecord {
     pub source_order: String,
     /// The pipeline config it runs under.
     pub config_fingerprint: String,
+    /// 0 for a run ingest started; a reprocess of the same source version runs the next one
+    /// (`reprocess::plan`).
+    #[serde(default)]
+    pub generation: u32,
     /// Where it stands.
     pub status: RunStatus,
     /// When it was accepted (RFC 3339).

@@ -149,43 +149,63 @@ pub async fn handle(
         raw: raw.clone(),
         sha256: source.sha256.clone(),
         source_order: source_order(event),
-        config_fingerprint: fingerprint.clone(),
-    };
-    let run = RunRecord {
-        run_id: run_id.clone(),
-        document_id: document.clone(),
-        tenant: inbox.tenant,
-        source: source.clone(),
-        raw: raw.clone(),
-        source_order: input.source_order.clone(),
         config_fingerprint: fingerprint,
-        status: RunStatus::Started,
-        created_at: ctx.clock.now_rfc3339(),
-        outputs: BTreeMap::new(),
-        error: None,
     };
     let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
         .input("raw", &source.sha256)
         .output("raw", &raw.to_string())
         .detail(json!({"sizeBytes": meta.size, "sourceOrder": input.source_order}));
-    // Refused(0): the run record exists, so an earlier delivery of this event got here first.
-    // Starting the execution again is harmless: its name is the run id.
-    let _ = record(
-        ports.store(),
-        ctx,
-        &document,
-        vec![Change::CreateRun(run)],
-        draft,
-    )
-    .await?;
-
-    let input = json!({ "run": input });
-    let execution = ports.workflow().start(&run_id, &input).await?;
+    let execution = begin_run(ports, ctx, &input, 0, draft).await?;
     Ok(IngestOutcome::Started {
         document_id: document,
         run_id,
         execution,
     })
+}
+
+/// Records `input`'s run (of `generation`) with `draft` as its first audit entry, and starts its
+/// execution, named by the run id. Safe to run any number of times, concurrently too: the run
+/// record is a conditional put, and a start of an existing execution is not a second one.
+pub(super) async fn begin_run(
+    ports: &(impl HasStore + HasWorkflow),
+    ctx: &Context,
+    input: &RunInput,
+    generation: u32,
+    draft: AuditDraft,
+) -> Result<Started, Error> {
+    let run = RunRecord {
+        run_id: input.run_id.clone(),
+        document_id: input.document_id.clone(),
+        tenant: input.tenant.clone(),
+        source: SourceVersion {
+            version_id: input
+                .raw
+                .version_id
+                .clone()
+                .unwrap_or_else(|| "null".into()),
+            sha256: input.sha256.clone(),
+        },
+        raw: input.raw.clone(),
+        source_order: input.source_order.clone(),
+        config_fingerprint: input.config_fingerprint.clone(),
+        generation,
+        status: RunStatus::Started,
+        created_at: ctx.clock.now_rfc3339(),
+        outputs: BTreeMap::new(),
+        error: None,
+    };
+    // Refused(0): the run record exists, so an earlier delivery got here first. Starting the
+    // execution again is harmless: its name is the run id.
+    let _ = record(
+        ports.store(),
+        ctx,
+        &input.document_id,
+        vec![Change::CreateRun(run)],
+        draft,
+    )
+    .await?;
+    let body = json!({ "run": input });
+    ports.workflow().start(&input.run_id, &body).await
 }
 
 /// Checks the bytes are a document we can process.

@@ -1,0 +1,154 @@
+//! Bulk reprocess (issue 12): a tenant's completed documents run again under a changed config
+//! through the deployed bulk state machine (a Distributed Map over a manifest in S3), as new runs
+//! of generation 1 beside the old ones, each audited with the reason; the same request made
+//! again starts nothing twice.
+
+use docket_core::config::PipelineConfig;
+use docket_e2e::reviewers::{docket, json_of, Session};
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use serde_json::json;
+
+/// Documents of the test's tenant.
+const DOCUMENTS: usize = 4;
+
+#[tokio::test]
+async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_first_run() {
+    // given a tenant's completed documents and a changed config published beside the deployed one
+    let _quiet = crate::SWEEPS.read().await;
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let mut documents = Vec::new();
+    for n in 0..DOCUMENTS {
+        let name = format!("reprocess-{n}.pdf");
+        let body = invoice_pdf(&invoice_lines(&format!("INV-RP-{n}"), "1234.50"));
+        stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
+        documents.push(Stack::document_id(&tenant, &name));
+    }
+    let mut first_runs = Vec::new();
+    for document in &documents {
+        let runs = stack.wait_for_runs(document, 1).await;
+        assert_eq!(s(&runs[0], "status"), "completed", "{runs:?}");
+        first_runs.push(s(&runs[0], "runId"));
+    }
+    let mut changed = serde_json::to_value(PipelineConfig::builtin()).unwrap();
+    changed["version"] = json!(docket_e2e::util::unique("e2e-reprocess"));
+    let changed = PipelineConfig::from_json(&changed.to_string()).unwrap();
+    let dir = std::env::temp_dir().join(docket_e2e::util::unique("reprocess"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pipeline.json");
+    std::fs::write(&file, serde_json::to_string(&changed).unwrap()).unwrap();
+    let operator = Session { env: Vec::new() };
+    docket(&operator, &["config", "publish", file.to_str().unwrap()]).await;
+    let fingerprint = changed.fingerprint();
+    let reason = "the e2e rules changed";
+    let args = [
+        "reprocess",
+        "--tenant",
+        &tenant,
+        "--config",
+        &fingerprint,
+        "--reason",
+        reason,
+        "--timeout-seconds",
+        "600",
+    ];
+
+    // when an operator reprocesses the tenant's documents, and then makes the same request again
+    let first = docket(&operator, &args).await;
+    let report = json_of(&first);
+    let again = docket(&operator, &args).await;
+    let report_again = json_of(&again);
+
+    // then every document has a second run, of generation 1, completed under the changed config,
+    // and its first run is as it was
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{report} {stderr}");
+    assert_eq!(
+        (
+            &report["execution"],
+            &report["items"],
+            &report["done"],
+            &report["failed"]
+        ),
+        (
+            &json!("SUCCEEDED"),
+            &json!(DOCUMENTS),
+            &json!(DOCUMENTS),
+            &json!(0)
+        ),
+        "{report}"
+    );
+    let id = report["reprocessId"].as_str().unwrap();
+    for (document, first_run) in documents.iter().zip(&first_runs) {
+        let runs = stack.wait_for_runs(document, 2).await;
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        let old = runs.iter().find(|r| &s(r, "runId") == first_run).unwrap();
+        let new = runs.iter().find(|r| &s(r, "runId") != first_run).unwrap();
+        assert_eq!(s(old, "status"), "completed");
+        assert_eq!(old["generation"].as_n().unwrap(), "0");
+        assert_eq!(new["generation"].as_n().unwrap(), "1");
+        assert_eq!(s(new, "status"), "completed", "{new:?}");
+        assert_eq!(s(new, "configFingerprint"), fingerprint);
+        assert_eq!(s(new, "versionId"), s(old, "versionId"));
+        let (old_result, new_result) = (result_of(old), result_of(new));
+        assert!(new_result.contains(&s(new, "runId")), "{new_result}");
+        assert_eq!(
+            stack.json(&old_result).await["runId"],
+            first_run.as_str(),
+            "the first run's result is kept"
+        );
+
+        // the audit chain names the reprocess, its reason and the run it follows
+        let chain = stack.audit(document).await;
+        let reprocessed: Vec<_> = chain
+            .iter()
+            .filter(|e| e.draft.action == "document.reprocessed")
+            .collect();
+        assert_eq!(reprocessed.len(), 1, "one entry per document");
+        let detail = &reprocessed[0].draft.detail;
+        assert_eq!(detail["reason"], reason);
+        assert_eq!(detail["reprocessId"], id);
+        assert_eq!(detail["previousRunId"], first_run.as_str());
+        assert_eq!(detail["generation"], 1);
+
+        // the second request started no execution: two per document, from every page
+        assert_eq!(stack.executions_of(document).await.len(), 2, "{document}");
+    }
+    assert!(again.status.success(), "{report_again}");
+    assert_eq!(report_again["reprocessId"], id);
+    assert_eq!(report_again["done"], json!(DOCUMENTS));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("attaching"));
+
+    // and `docket diff` names what changed between a document's two results
+    let runs = stack.wait_for_runs(&documents[0], 2).await;
+    let new_run = runs
+        .iter()
+        .map(|r| s(r, "runId"))
+        .find(|r| r != &first_runs[0])
+        .unwrap();
+    let diff = json_of(&docket(&operator, &["diff", &first_runs[0], &new_run]).await);
+    let paths: Vec<_> = diff["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths, ["configFingerprint", "configVersion"], "{diff}");
+    assert_eq!(diff["changes"][0]["after"], fingerprint.as_str());
+
+    // and `status` re-attaches to the reprocess by its id
+    let status = json_of(&docket(&operator, &["reprocess", "status", id]).await);
+    assert_eq!(
+        (&status["done"], &status["left"]),
+        (&json!(DOCUMENTS), &json!(0))
+    );
+}
+
+fn result_of(
+    run: &std::collections::BTreeMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+) -> String {
+    run["outputs"].as_m().unwrap()["result"]
+        .as_s()
+        .unwrap()
+        .clone()
+}
