@@ -152,3 +152,30 @@ fn result_of(
         .unwrap()
         .clone()
 }
+
+#[tokio::test]
+async fn the_deployed_bulk_reprocess_definition_is_valid_for_step_functions() {
+    let stack = Stack::load().await;
+    let described = stack
+        .sfn
+        .describe_state_machine()
+        .state_machine_arn(stack.out("BulkReprocessStateMachineArn"))
+        .send()
+        .await
+        .expect("DescribeStateMachine");
+    let definition = described.definition();
+    assert!(
+        definition.contains("\"ItemBatcher\"") && !definition.contains("${"),
+        "the deployed definition, substituted: {definition}"
+    );
+
+    let out = stack
+        .sfn
+        .validate_state_machine_definition()
+        .definition(definition)
+        .send()
+        .await
+        .expect("ValidateStateMachineDefinition");
+
+    assert_eq!(out.result().as_str(), "OK", "{:?}", out.diagnostics());
+}

@@ -121,14 +121,9 @@ pub async fn run(outputs: &Path, command: Command, output: Output) -> anyhow::Re
             let a = serde_json::to_value(published(&configs, &from).await?)?;
             let b = serde_json::to_value(published(&configs, &to).await?)?;
             let diff = changes(&a, &b);
-            let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".into(), Value::to_string);
             print(output, &json!(diff), || match diff.is_empty() {
                 true => format!("{from} and {to} are the same"),
-                false => diff
-                    .iter()
-                    .map(|c| format!("{}: {} -> {}", c.path, show(&c.before), show(&c.after)))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                false => crate::diff::lines(&diff),
             });
         }
     }

@@ -3,7 +3,7 @@
 //! review, or was invalid), their validation reports. The run ids themselves are left out.
 
 use anyhow::{bail, Context};
-use docket_core::diff::changes;
+use docket_core::diff::{changes, FieldChange};
 use docket_core::ids::RunId;
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{BlobStore, RunRecord, Store};
@@ -45,16 +45,20 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
         .filter(|c| !IDS.contains(&c.path.as_str()))
         .collect();
     let value = json!({"from": a.run_id, "to": b.run_id, "compared": name, "changes": diff});
-    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".into(), Value::to_string);
     print(output, &value, || match diff.is_empty() {
         true => format!("the {name}s of {} and {} are the same", a.run_id, b.run_id),
-        false => diff
-            .iter()
-            .map(|c| format!("{}: {} -> {}", c.path, show(&c.before), show(&c.after)))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        false => lines(&diff),
     });
     Ok(())
+}
+
+/// One line per changed field: `path: before -> after` (`(absent)` for a side without it).
+pub fn lines(diff: &[FieldChange]) -> String {
+    let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".into(), Value::to_string);
+    diff.iter()
+        .map(|c| format!("{}: {} -> {}", c.path, show(&c.before), show(&c.after)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn record(stack: &Stack, run: &str) -> anyhow::Result<RunRecord> {

@@ -234,10 +234,5 @@ pub fn manifest_key(id: &ReprocessId) -> String {
     format!("reprocess/{id}/manifest.jsonl")
 }
 
-/// Where the Map's `ResultWriter` writes, in the derived bucket.
-pub fn results_prefix(id: &ReprocessId) -> String {
-    format!("reprocess/{id}/results")
-}
-
 #[cfg(test)]
 mod tests;
