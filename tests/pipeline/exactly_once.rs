@@ -74,7 +74,9 @@ async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once
     let lossy = store(&stack, &faults).await;
     let ledger = ledger(&clean);
 
-    let ports = Picked::ocr_start(&lossy, &textract, &ledger);
+    let blobs = S3Blobs::new(&util::aws().await);
+
+    let ports = Picked::ocr(&blobs, &lossy, &textract, &ledger);
     let started = ocr::start(&ports, &ctx, &input).await.unwrap();
     let normalized = poll_to_end(&textract, &lossy, &ledger, &ctx, &input, &started)
         .await
@@ -170,7 +172,8 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
         clock: Clock::Fixed(now + time::Duration::seconds(rules.lease_seconds + 1)),
         ..ctx.clone()
     };
-    let ports = Picked::ocr_start(&clean, &textract, &ledger);
+    let blobs = S3Blobs::new(&util::aws().await);
+    let ports = Picked::ocr(&blobs, &clean, &textract, &ledger);
     let started = ocr::start(&ports, &after_lease, &input).await.unwrap();
     // The poll writes the normalized OCR, then crashes before the completion commits (every
     // TransactWriteItems of this store fails before it is sent); the retried poll records it.
@@ -335,7 +338,8 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
     // The state machine's attempts (StartOcr's Ambiguous.OutcomeUnknown retries), and one more.
     let mut errors = Vec::new();
     for _ in 0..=limit {
-        let ports = Picked::ocr_start(&clean, &textract, &ledger);
+        let blobs = S3Blobs::new(&util::aws().await);
+        let ports = Picked::ocr(&blobs, &clean, &textract, &ledger);
         let err = ocr::start(&ports, &ctx, &input).await.unwrap_err();
         errors.push(err.name());
     }

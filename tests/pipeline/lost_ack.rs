@@ -140,24 +140,6 @@ impl<'a> Picked<&'a S3Blobs, &'a DynamoStore, (), (), &'a SfnWorkflow> {
     }
 }
 
-impl<'a> Picked<(), &'a DynamoStore, &'a TextractOcr, &'a DynamoLedger> {
-    /// The OCR start's ports.
-    pub(crate) fn ocr_start(
-        store: &'a DynamoStore,
-        ocr: &'a TextractOcr,
-        ledger: &'a DynamoLedger,
-    ) -> Self {
-        Picked {
-            blobs: (),
-            store,
-            ocr,
-            ledger,
-            workflow: (),
-            saga: (),
-        }
-    }
-}
-
 impl<'a> OcrPorts<'a> {
     /// OCR's and validation's ports.
     pub(crate) fn ocr(
@@ -432,6 +414,7 @@ pub(crate) async fn prepared_run_under(
         sha256: source.sha256,
         source_order: "1".into(),
         config_fingerprint: config.fingerprint(),
+        reuse_ocr: None,
     }
 }
 

@@ -1,11 +1,16 @@
 //! Bulk reprocess (issue 12): a tenant's completed documents run again under a changed config
 //! through the deployed bulk state machine (a Distributed Map over a manifest in S3), as new runs
-//! of generation 1 beside the old ones, each audited with the reason; the same request made
-//! again starts nothing twice.
+//! of generation 1 beside the old ones, each audited with the reason and reading the stored OCR
+//! (no second text detection); the same request made again starts nothing twice.
 
 use docket_core::config::PipelineConfig;
+use docket_core::ids::{sha256_hex, ReprocessId, RunId, Tenant};
+use docket_core::model::run::ObjectRef;
+use docket_core::model::step::Step;
+use docket_core::reprocess::{self, Item};
 use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::util;
 use serde_json::json;
 
 /// Documents of the test's tenant.
@@ -111,6 +116,26 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         assert_eq!(detail["previousRunId"], first_run.as_str());
         assert_eq!(detail["generation"], 1);
 
+        // the new run read its source version's stored OCR: no text detection was started for
+        // it at the wire, while the first run's start is there to be seen
+        async fn starts(run: &str) -> usize {
+            let op = Step::Ocr.operation(&RunId::parse(run).unwrap());
+            let subject = sha256_hex(op.as_str().as_bytes());
+            util::wire_requests("textract", "StartDocumentTextDetection", &subject)
+                .await
+                .len()
+        }
+        assert!(starts(first_run).await > 0, "the first run's start");
+        assert_eq!(starts(&s(new, "runId")).await, 0, "no second OCR job");
+        let reused = chain.iter().find(|e| {
+            e.draft.action == "ocr.started"
+                && e.draft.run_id.as_ref().map(|r| r.as_str()) == Some(s(new, "runId").as_str())
+        });
+        assert_eq!(
+            reused.expect("its ocr.started").draft.detail["reused"],
+            true
+        );
+
         // the second request started no execution: two per document, from every page
         assert_eq!(stack.executions_of(document).await.len(), 2, "{document}");
     }
@@ -178,4 +203,132 @@ async fn the_deployed_bulk_reprocess_definition_is_valid_for_step_functions() {
         .expect("ValidateStateMachineDefinition");
 
     assert_eq!(out.result().as_str(), "OK", "{:?}", out.diagnostics());
+}
+
+/// Items per tolerance case: one per batch, one of them refused.
+const ITEMS: u32 = 10;
+
+#[tokio::test]
+async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_names_them() {
+    // given one completed document, and for each case a manifest of ten one-item batches: nine
+    // later generations of the document, and one line naming it under another tenant (refused)
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let name = "tolerance.pdf";
+    let body = invoice_pdf(&invoice_lines("INV-TOL-1", "1234.50"));
+    stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
+    let document = Stack::document_id(&tenant, name);
+    let runs = stack.wait_for_runs(&document, 1).await;
+    assert_eq!(s(&runs[0], "status"), "completed", "{runs:?}");
+    let run = &runs[0];
+    let item = |generation: u32, tenant: &str| Item {
+        document_id: document.clone(),
+        tenant: Tenant::parse(tenant).unwrap(),
+        from_run_id: RunId::parse(&s(run, "runId")).unwrap(),
+        raw: ObjectRef {
+            bucket: s(run, "rawBucket"),
+            key: s(run, "rawKey"),
+            version_id: Some(s(run, "versionId")),
+        },
+        sha256: s(run, "sha256"),
+        source_order: s(run, "sourceOrder"),
+        generation,
+        ocr: None,
+    };
+    let operator = Session { env: Vec::new() };
+    let derived = stack.out("DerivedBucket").to_string();
+
+    for (case, tolerate, ends) in [(0, 20, "SUCCEEDED"), (1, 5, "FAILED")] {
+        let first = 1 + case * ITEMS;
+        let refused = first + ITEMS - 1;
+        let mut items: Vec<Item> = (first..refused).map(|g| item(g, &tenant)).collect();
+        items.push(item(refused, "someone-else"));
+        let id = ReprocessId::of_request(&json!({"test": util::unique("tolerance")}));
+        let manifest = reprocess::manifest_key(&id);
+        stack
+            .s3
+            .put_object()
+            .bucket(&derived)
+            .key(&manifest)
+            .body(reprocess::to_jsonl(&items).into_bytes().into())
+            .send()
+            .await
+            .expect("manifest");
+        let input = json!({
+            "reprocessId": id, "reason": "tolerance", "requestedBy": "e2e",
+            "configFingerprint": stack.out("ConfigFingerprint"),
+            "manifest": {"bucket": derived, "key": manifest},
+            "batchSize": 1, "toleratedFailurePercentage": tolerate,
+        });
+
+        // when the bulk machine runs it, and the operator follows it
+        let execution = stack
+            .sfn
+            .start_execution()
+            .state_machine_arn(stack.out("BulkReprocessStateMachineArn"))
+            .name(id.as_str())
+            .input(input.to_string())
+            .send()
+            .await
+            .expect("start the bulk reprocess")
+            .execution_arn()
+            .to_string();
+        let args = ["reprocess", "status", id.as_str(), "--follow"];
+        let followed = docket(&operator, &args).await;
+        let status = json_of(&followed);
+
+        // then within 20 % it succeeds, past 5 % it fails, and either way the refused line is
+        // the one failed item, listed with its generation; the nine others ran
+        assert_eq!(status["execution"], ends, "{status}");
+        assert_eq!(followed.status.success(), ends == "SUCCEEDED", "{status}");
+        assert_eq!(
+            (&status["failed"], &status["done"]),
+            (&json!(1), &json!(9)),
+            "{status}"
+        );
+        let failed: Vec<_> = status["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["state"] == "failed")
+            .collect();
+        assert_eq!(failed[0]["generation"], refused, "{status}");
+        let described = stack
+            .sfn
+            .describe_execution()
+            .execution_arn(&execution)
+            .send()
+            .await
+            .unwrap();
+        if ends == "FAILED" {
+            assert_eq!(
+                described.error(),
+                Some("States.ExceedToleratedFailureThreshold")
+            );
+            continue;
+        }
+        // the Map's results name the failed batch and why
+        let map_runs = stack
+            .sfn
+            .list_map_runs()
+            .execution_arn(&execution)
+            .send()
+            .await
+            .unwrap();
+        let map_run = map_runs.map_runs()[0].map_run_arn();
+        let folder = format!("reprocess/results/{}/", map_run.rsplit(':').next().unwrap());
+        let failed_results = stack
+            .object(&derived, &format!("{folder}FAILED_0.json"))
+            .await;
+        let failed_results: serde_json::Value = serde_json::from_slice(&failed_results).unwrap();
+        assert_eq!(
+            failed_results.as_array().unwrap().len(),
+            1,
+            "{failed_results}"
+        );
+        assert_eq!(
+            failed_results[0]["Error"], "Fatal.BadInput",
+            "{failed_results}"
+        );
+    }
 }

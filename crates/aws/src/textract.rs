@@ -109,7 +109,14 @@ pub fn normalize(blocks: &[Block], engine: &str) -> OcrDocument {
     }
 }
 
+/// The engine of the documents Textract's text detection produces, before its model version.
+pub const ENGINE: &str = "textract:DetectDocumentText";
+
 impl Ocr for TextractOcr {
+    fn engine(&self) -> &'static str {
+        ENGINE
+    }
+
     async fn start(
         &self,
         operation: &OperationId,
@@ -178,7 +185,7 @@ impl Ocr for TextractOcr {
                 break;
             }
         }
-        let engine = format!("textract:DetectDocumentText:{model}");
+        let engine = format!("{ENGINE}:{model}");
         Ok(OcrPoll::Succeeded(normalize(&blocks, &engine)))
     }
 }

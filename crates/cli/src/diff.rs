@@ -71,11 +71,8 @@ async fn record(stack: &Stack, run: &str) -> anyhow::Result<RunRecord> {
 }
 
 async fn read(stack: &Stack, run: &RunRecord, name: &str) -> anyhow::Result<Value> {
-    let pointer = &run.outputs[name];
-    let (bucket, key) = pointer
-        .strip_prefix("s3://")
-        .and_then(|p| p.split_once('/'))
+    let pointer = ObjectRef::from_pointer(&run.outputs[name])
         .with_context(|| format!("{}: {name} is not an s3:// pointer", run.run_id))?;
-    let bytes = stack.blobs.get(&ObjectRef::new(bucket, key)).await?;
+    let bytes = stack.blobs.get(&pointer).await?;
     serde_json::from_slice(&bytes).with_context(|| format!("{}: {name} is not JSON", run.run_id))
 }

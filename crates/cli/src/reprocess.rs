@@ -1,4 +1,5 @@
-//! `docket reprocess --tenant T [--prefix P] [--since DATE] [--config FINGERPRINT] --reason TEXT`
+//! `docket reprocess --tenant T [--prefix P] [--since DATE] [--config FINGERPRINT] [--reocr]
+//! --reason TEXT`
 //! runs a tenant's documents again, each as a new run of the next generation beside its old
 //! runs; `docket reprocess status ID` re-attaches to one.
 //!
@@ -19,6 +20,7 @@ use docket_core::ids::{ReprocessId, RunId, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{BlobStore, ConfigStore, RunStatus, Store};
 use docket_core::reprocess::{self, Item, Order, Request};
+use docket_core::steps::Layout;
 use serde_json::{json, Value};
 
 use crate::stack::{print, Stack};
@@ -66,6 +68,18 @@ struct Start {
     /// Why (recorded in each document's audit chain).
     #[arg(long)]
     reason: Option<String>,
+    /// Ask the OCR provider again, even for documents whose stored OCR the same engine produced
+    /// (by default a new run reuses its source version's stored OCR: no second OCR charge).
+    #[arg(long)]
+    reocr: bool,
+    /// Items per batch (each batch is one child execution of the bulk Map, and fails as a
+    /// whole).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    batch_size: u32,
+    /// The share of items (percent) that may fail before the reprocess fails (the failed ones
+    /// are listed either way).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    tolerate: u32,
     /// Start and print the id without waiting for the runs.
     #[arg(long)]
     no_wait: bool,
@@ -103,6 +117,7 @@ async fn start(stack: &Stack, args: Start, output: Output) -> anyhow::Result<()>
         since: args.since,
         config_fingerprint,
         reason,
+        reocr: args.reocr,
     };
     request.check()?;
     let configs = DynamoConfigs::new(stack.store.client().clone(), stack.out("ConfigTable")?);
@@ -142,7 +157,8 @@ async fn start(stack: &Stack, args: Start, output: Output) -> anyhow::Result<()>
         requested_by: caller().await?,
         config_fingerprint: request.config_fingerprint.clone(),
     };
-    let started = start_execution(stack, &order, &manifest).await?;
+    let limits = json!({"batchSize": args.batch_size, "toleratedFailurePercentage": args.tolerate});
+    let started = start_execution(stack, &order, &manifest, limits).await?;
     eprintln!(
         "reprocess {id}: {} documents, {}",
         items.len(),
@@ -169,8 +185,14 @@ async fn plan(stack: &Stack, request: &Request) -> anyhow::Result<Vec<Item>> {
             eprintln!("planning: read {} of {} documents", n + 1, documents.len());
         }
     }
+    let layout = Layout {
+        raw_bucket: stack.out("RawBucket")?.to_string(),
+        normalized_bucket: stack.out("NormalizedBucket")?.to_string(),
+        derived_bucket: stack.out("DerivedBucket")?.to_string(),
+    };
     Ok(reprocess::plan(
         request,
+        |run| layout.ocr(&run.tenant, &run.document_id, &run.run_id),
         runs.iter()
             .map(|(current, runs)| (current, runs.as_slice())),
     ))
@@ -193,9 +215,12 @@ async fn start_execution(
     stack: &Stack,
     order: &Order,
     manifest: &ObjectRef,
+    limits: Value,
 ) -> anyhow::Result<bool> {
     let mut input = serde_json::to_value(order)?;
     input["manifest"] = json!({"bucket": manifest.bucket, "key": manifest.key});
+    input["batchSize"] = limits["batchSize"].clone();
+    input["toleratedFailurePercentage"] = limits["toleratedFailurePercentage"].clone();
     let sdk = docket_aws::load_config().await;
     let sent = aws_sdk_sfn::Client::new(&sdk)
         .start_execution()

@@ -16,11 +16,6 @@ pub struct Args {
     document: String,
 }
 
-fn pointer(s: &str) -> Option<ObjectRef> {
-    let (bucket, key) = s.strip_prefix("s3://")?.split_once('/')?;
-    Some(ObjectRef::new(bucket, key))
-}
-
 pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()> {
     let document = DocumentId::parse(&args.document)?;
     let runs = stack.store.runs_of(&document).await?;
@@ -29,7 +24,7 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
         .as_ref()
         .and_then(|c| runs.iter().find(|r| r.run_id == c.current_run_id))
         .and_then(|r| r.outputs.get("result"))
-        .and_then(|p| pointer(p))
+        .and_then(|p| ObjectRef::from_pointer(p))
     {
         Some(ptr) => Some(serde_json::from_slice(&stack.blobs.get(&ptr).await?)?),
         None => None,

@@ -6,7 +6,8 @@ the service, the operation and a *subject*: for the operations in ``SUBJECTS``, 
 request parameter that says what the request acts on (a task token is a secret: only its hash is
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
 of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
-``Invoke`` by the ``FunctionName`` as the caller wrote it).
+``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
+its ``ClientRequestToken``, the run's OCR operation id).
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -41,6 +42,7 @@ SUBJECTS = {
     ("stepfunctions", "SendTaskFailure"): "taskToken",
     ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
     ("lambda", "Invoke"): "FunctionName",
+    ("textract", "StartDocumentTextDetection"): "ClientRequestToken",
 }
 
 

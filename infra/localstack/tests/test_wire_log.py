@@ -25,6 +25,11 @@ class Subjects(unittest.TestCase):
         subject = subject_of("lambda", "Invoke", {"FunctionName": arn, "Payload": b"{}"})
         self.assertEqual(subject, hashlib.sha256(arn.encode()).hexdigest())
 
+    def test_a_text_detection_start_is_named_by_its_client_request_token(self):
+        params = {"ClientRequestToken": "op-1", "DocumentLocation": {}}
+        subject = subject_of("textract", "StartDocumentTextDetection", params)
+        self.assertEqual(subject, hashlib.sha256(b"op-1").hexdigest())
+
     def test_an_operation_without_a_subject_has_none(self):
         self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
         self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))

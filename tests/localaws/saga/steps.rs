@@ -89,6 +89,7 @@ impl Ports {
             sha256: "0".repeat(64),
             source_order: format!("{order:020}"),
             config_fingerprint: "fp-saga".into(),
+            reuse_ocr: None,
         };
         let result = ObjectRef::new("derived", format!("{run_id}/result.json"));
         let body = serde_json::json!({"fields": {

@@ -34,7 +34,14 @@ impl FakeOcr {
     }
 }
 
+/// The engine the fake's documents name (`OcrDocument::from_lines`).
+pub const FAKE_ENGINE: &str = "test";
+
 impl Ocr for FakeOcr {
+    fn engine(&self) -> &'static str {
+        FAKE_ENGINE
+    }
+
     async fn start(
         &self,
         op: &OperationId,

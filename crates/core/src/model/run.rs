@@ -26,6 +26,12 @@ pub struct RunInput {
     pub source_order: String,
     /// The config the run was started under.
     pub config_fingerprint: String,
+    /// A reprocessed run's stored normalized OCR of the same source version (the run it
+    /// follows): the OCR step reuses it instead of asking the provider again when the provider's
+    /// engine is the one that produced it (`steps::ocr`). `None` for an upload's run and for a
+    /// reprocess with `--reocr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse_ocr: Option<ObjectRef>,
 }
 
 /// A pointer to an S3 object (optionally one version of it).
@@ -49,6 +55,23 @@ impl ObjectRef {
             key: key.into(),
             version_id: None,
         }
+    }
+}
+
+impl ObjectRef {
+    /// A pointer as [`fmt::Display`] writes it (`s3://bucket/key`, optionally
+    /// `?versionId=…`), as run records keep their outputs; `None` for anything else.
+    pub fn from_pointer(pointer: &str) -> Option<Self> {
+        let (bucket, rest) = pointer.strip_prefix("s3://")?.split_once('/')?;
+        let (key, version_id) = match rest.rsplit_once("?versionId=") {
+            Some((key, version)) => (key, Some(version.to_string())),
+            None => (rest, None),
+        };
+        (!bucket.is_empty() && !key.is_empty()).then(|| ObjectRef {
+            bucket: bucket.into(),
+            key: key.into(),
+            version_id,
+        })
     }
 }
 

@@ -30,4 +30,8 @@ pub trait Ocr: Send + Sync {
     ) -> impl Future<Output = Result<String, Error>> + Send;
     /// The job's state; on success the whole normalized document.
     fn poll(&self, job_id: &str) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
+    /// The engine its documents name (`OcrDocument::engine`), up to the model version, which the
+    /// provider reports only with a result: a stored document whose engine starts with it is
+    /// what this provider would read again (`steps::ocr` reuses it for a reprocess).
+    fn engine(&self) -> &'static str;
 }

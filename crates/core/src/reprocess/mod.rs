@@ -32,6 +32,9 @@ pub struct Request {
     pub config_fingerprint: String,
     /// Why (recorded in each document's audit chain).
     pub reason: String,
+    /// Ask the OCR provider again even where the stored OCR could be reused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reocr: bool,
 }
 
 impl Request {
@@ -93,6 +96,10 @@ pub struct Item {
     pub source_order: String,
     /// The new run's generation: one more than any run of this source version has.
     pub generation: u32,
+    /// The normalized OCR of `from_run_id` (the same source version), for the new run to reuse
+    /// instead of asking the provider again; `None` with `--reocr` or when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<ObjectRef>,
 }
 
 impl Item {
@@ -120,6 +127,7 @@ impl Item {
             sha256: self.sha256.clone(),
             source_order: generation_order(&self.source_order, self.generation),
             config_fingerprint: config_fingerprint.to_string(),
+            reuse_ocr: self.ocr.clone(),
         }
     }
 }
@@ -145,11 +153,14 @@ pub fn base_order(order: &str) -> &str {
 }
 
 /// The items `request` selects: for each document, its current run (`current`) and every run
-/// it has (`runs`), the current run's source version again with the next generation. Documents
-/// with no current run, or whose current run the request does not select, are left out. In
-/// document order, so a manifest is the same however the documents were read.
+/// it has (`runs`), the current run's source version again with the next generation, and,
+/// unless the request says `reocr`, where that run's normalized OCR is (`ocr_of`, the stack's
+/// layout: the OCR step checks that it is there before it reuses it). Documents with no current
+/// run, or whose current run the request does not select, are left out. In document order, so
+/// a manifest is the same however the documents were read.
 pub fn plan<'r>(
     request: &Request,
+    ocr_of: impl Fn(&RunRecord) -> ObjectRef,
     documents: impl IntoIterator<Item = (&'r RunId, &'r [RunRecord])>,
 ) -> Vec<Item> {
     let mut items: Vec<Item> = documents
@@ -174,6 +185,7 @@ pub fn plan<'r>(
                 sha256: run.source.sha256.clone(),
                 source_order: base_order(&run.source_order).to_string(),
                 generation,
+                ocr: (!request.reocr).then(|| ocr_of(run)),
             })
         })
         .collect();

@@ -15,6 +15,7 @@ fn request() -> Request {
         since: None,
         config_fingerprint: "cfg-new".into(),
         reason: "new total rule".into(),
+        reocr: false,
     }
 }
 
@@ -45,9 +46,15 @@ fn run(name: &str, version: &str, config: &str, generation: u32, created: &str) 
     }
 }
 
+/// Where the tests' runs keep their OCR.
+fn ocr_of(run: &RunRecord) -> ObjectRef {
+    ObjectRef::new("normalized", format!("{}/ocr.json", run.run_id))
+}
+
 fn planned(request: &Request, docs: &[(RunRecord, Vec<RunRecord>)]) -> Vec<Item> {
     plan(
         request,
+        ocr_of,
         docs.iter()
             .map(|(cur, runs)| (&cur.run_id, runs.as_slice())),
     )
@@ -84,6 +91,18 @@ fn each_document_runs_its_current_version_again_as_the_next_generation() {
     assert_ne!(input.run_id, b.run_id);
     assert_eq!(input.config_fingerprint, "cfg-new");
     assert_eq!(input.raw, b.raw);
+    // The new run may reuse its source version's stored OCR, unless the request says reocr.
+    assert_eq!(input.reuse_ocr, Some(ocr_of(&b)));
+    let reocr = Request {
+        reocr: true,
+        ..request()
+    };
+    let items = planned(&reocr, &docs);
+    assert!(items.iter().all(|i| i.ocr.is_none()), "{items:?}");
+    assert!(items
+        .iter()
+        .all(|i| i.run_input("cfg-new").reuse_ocr.is_none()));
+    assert_ne!(reocr.id(), request().id());
 }
 
 #[test]

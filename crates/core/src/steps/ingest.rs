@@ -150,6 +150,7 @@ pub async fn handle(
         sha256: source.sha256.clone(),
         source_order: source_order(event),
         config_fingerprint: fingerprint,
+        reuse_ocr: None,
     };
     let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
         .input("raw", &source.sha256)

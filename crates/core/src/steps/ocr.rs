@@ -16,6 +16,10 @@
 //! - `poll` writes the normalized OCR and commits the ledger's `completed` (pointer, hash) with
 //!   the `ocr.completed` entry, conditional on the fence: a holder that was taken over cannot
 //!   land a late result.
+//! - A reprocessed run (`RunInput::reuse_ocr`) whose source version's stored OCR is there and
+//!   was produced by the provider's engine asks the provider nothing: its "job" is that stored
+//!   document (`REUSED` + its pointer), accepted and completed through the same ledger and audit
+//!   entries (`reused: true`), and `poll` copies it to the run's own key.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -29,6 +33,7 @@ use crate::ledger::{
 };
 use crate::model::run::{ObjectRef, RunInput};
 use crate::model::step::Step;
+use crate::ocr::OcrDocument;
 use crate::ports::{
     BlobStore, Change, HasBlobs, HasLedger, HasOcr, HasStore, Ledger, Ocr, OcrPoll, Refused,
     RunStatus,
@@ -68,7 +73,7 @@ pub fn fingerprint(input: &RunInput) -> String {
 
 /// Starts (or finds) the run's OCR job; see the module docs for what a retry finds.
 pub async fn start(
-    ports: &(impl HasOcr + HasStore + HasLedger),
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
     ctx: &Context,
     input: &RunInput,
 ) -> Result<OcrStarted, Error> {
@@ -100,10 +105,16 @@ pub async fn start(
         fence,
     };
     let known_job = previous.as_ref().and_then(|p| p.provider_job_id.clone());
-    let job_id = match known_job {
+    let reused = match known_job {
+        Some(_) => None,
+        None => reusable(ports, input).await?,
+    };
+    let job_id = match (known_job, reused) {
         // The previous holder's provider accepted the work: reconcile to it, start nothing.
-        Some(job) => job,
-        None => match ports
+        (Some(job), _) => job,
+        // A reprocess of the same source version by the same engine: no second provider job.
+        (None, Some(job)) => job,
+        (None, None) => match ports
             .ocr()
             .start(&holder.op, &input.raw, input.run_id.as_str())
             .await
@@ -124,9 +135,38 @@ pub async fn start(
     let draft = AuditDraft::new(&ctx.actor, "ocr.started", Some(&input.run_id))
         .operation(&holder.op)
         .input("raw", &input.sha256)
-        .detail(json!({"jobId": job_id, "fence": fence}));
+        .detail(json!({"jobId": job_id, "fence": fence, "reused": job_id.starts_with(REUSED)}));
     holder.commit(write, vec![], draft).await?;
     Ok(OcrStarted { job_id, fence })
+}
+
+/// The job id of a stored OCR reused for a run: the stored document's pointer behind this.
+pub const REUSED: &str = "reused:";
+
+/// The job id of `input`'s stored OCR to reuse (`RunInput::reuse_ocr`), when it is there and
+/// the provider's engine produced it; otherwise `None`, and the provider is asked.
+async fn reusable(
+    ports: &(impl HasOcr + HasBlobs),
+    input: &RunInput,
+) -> Result<Option<String>, Error> {
+    let Some(stored) = &input.reuse_ocr else {
+        return Ok(None);
+    };
+    if ports.blobs().head(stored).await?.is_none() {
+        return Ok(None);
+    }
+    let document = stored_document(ports.blobs(), &stored.to_string()).await?;
+    let same_engine = document.engine.starts_with(ports.ocr().engine());
+    Ok(same_engine.then(|| format!("{REUSED}{stored}")))
+}
+
+/// The normalized OCR stored at `pointer`.
+async fn stored_document(blobs: &impl BlobStore, pointer: &str) -> Result<OcrDocument, Error> {
+    let stored = ObjectRef::from_pointer(pointer)
+        .ok_or_else(|| Error::Internal(format!("not a stored OCR pointer: {pointer}")))?;
+    let bytes = blobs.get(&stored).await?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Error::Internal(format!("stored OCR {pointer} is not a document: {e}")))
 }
 
 /// The job an earlier holder recorded.
@@ -277,7 +317,11 @@ pub async fn poll(
         fence: started.fence,
     };
     let job_id = started.job_id.as_str();
-    match ports.ocr().poll(job_id).await? {
+    let polled = match job_id.strip_prefix(REUSED) {
+        Some(pointer) => OcrPoll::Succeeded(stored_document(ports.blobs(), pointer).await?),
+        None => ports.ocr().poll(job_id).await?,
+    };
+    match polled {
         OcrPoll::InProgress => Ok(OcrPolled {
             status: "IN_PROGRESS".into(),
             normalized: None,

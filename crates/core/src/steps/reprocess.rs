@@ -11,10 +11,11 @@ use super::config::published;
 use super::ingest::begin_run;
 use super::Context;
 use crate::audit::AuditDraft;
-use crate::ids::{DocumentId, RunId};
+use crate::error::Family;
+use crate::ids::{parse_inbox_key, DocumentId, RunId};
 use crate::model::step::Step;
 use crate::ports::{HasConfigs, HasStore, HasWorkflow, Started};
-use crate::reprocess::Batch;
+use crate::reprocess::{Batch, Item, Order};
 use crate::Error;
 
 /// A run a batch started (or found started).
@@ -33,6 +34,8 @@ pub struct Restarted {
 
 /// Starts the runs of `batch`, in order. The batch's config must be published (the new runs'
 /// steps read it by fingerprint): an unpublished one is `Fatal.Internal` before anything starts.
+/// Every item is tried; if any failed, the batch fails naming each failed document (the Map
+/// counts a failed batch's items as failed), after the others were started.
 pub async fn start(
     ports: &(impl HasStore + HasWorkflow + HasConfigs),
     ctx: &Context,
@@ -44,35 +47,79 @@ pub async fn start(
         published(ports.configs(), fingerprint).await?;
     }
     let mut started = Vec::with_capacity(batch.items.len());
+    let mut failed = Vec::new();
     for item in &batch.items {
-        if item.generation == 0 {
-            return Err(Error::BadInput(format!(
-                "{}: a reprocess runs generation 1 or later",
-                item.document_id
-            )));
+        match start_one(ports, ctx, order, item).await {
+            Ok(run) => started.push(run),
+            Err(e) => failed.push((item.document_id.clone(), e)),
         }
-        let input = item.run_input(fingerprint);
-        let draft = AuditDraft::new(&ctx.actor, "document.reprocessed", Some(&input.run_id))
-            .operation(&Step::Reprocess.operation(&input.run_id))
-            .input("raw", &item.sha256)
-            .output("raw", &item.raw.to_string())
-            .detail(json!({
-                "reprocessId": order.reprocess_id,
-                "reason": order.reason,
-                // A claim, not evidence: see `Order::requested_by`.
-                "requestedByClaim": order.requested_by,
-                "generation": item.generation,
-                "previousRunId": item.from_run_id,
-                "configFingerprint": fingerprint,
-                "sourceOrder": input.source_order,
-            }));
-        let execution = begin_run(ports, ctx, &input, item.generation, draft).await?;
-        started.push(Restarted {
-            document_id: item.document_id.clone(),
-            run_id: input.run_id,
-            generation: item.generation,
-            execution,
-        });
     }
-    Ok(started)
+    match failed.first() {
+        None => Ok(started),
+        Some((_, first)) => Err(batch_failure(batch.items.len(), &failed, first)),
+    }
+}
+
+/// The batch's error when some items failed (the others were started): a transient failure's
+/// name if any (a retry of the batch starts nothing twice and may start the rest), else the
+/// first failure's, with every failed document and its reason.
+fn batch_failure(items: usize, failed: &[(DocumentId, Error)], first: &Error) -> Error {
+    let kind = failed
+        .iter()
+        .map(|(_, e)| e.kind())
+        .find(|k| k.family() == Family::Transient)
+        .unwrap_or_else(|| first.kind());
+    let which: Vec<String> = failed.iter().map(|(d, e)| format!("{d}: {e}")).collect();
+    kind.with_detail(format!(
+        "{} of {items} items failed ({})",
+        failed.len(),
+        which.join("; ")
+    ))
+}
+
+/// Checks one item and starts its run. The item must be a later generation of a document whose
+/// id its own inbox key derives (a line that names one tenant's document with another's key is
+/// refused: the manifest cannot move a document between tenants).
+async fn start_one(
+    ports: &(impl HasStore + HasWorkflow),
+    ctx: &Context,
+    order: &Order,
+    item: &Item,
+) -> Result<Restarted, Error> {
+    let fingerprint = &order.config_fingerprint;
+    if item.generation == 0 {
+        return Err(Error::BadInput(
+            "a reprocess runs generation 1 or later".into(),
+        ));
+    }
+    let inbox = parse_inbox_key(&item.raw.key)?;
+    let document = DocumentId::new(&inbox.tenant, &inbox.logical_key);
+    if inbox.tenant != item.tenant || document != item.document_id {
+        return Err(Error::BadInput(format!(
+            "the item names tenant {} and document {}, its key {document} of tenant {}",
+            item.tenant, item.document_id, inbox.tenant
+        )));
+    }
+    let input = item.run_input(fingerprint);
+    let draft = AuditDraft::new(&ctx.actor, "document.reprocessed", Some(&input.run_id))
+        .operation(&Step::Reprocess.operation(&input.run_id))
+        .input("raw", &item.sha256)
+        .output("raw", &item.raw.to_string())
+        .detail(json!({
+            "reprocessId": order.reprocess_id,
+            "reason": order.reason,
+            // A claim, not evidence: see `Order::requested_by`.
+            "requestedByClaim": order.requested_by,
+            "generation": item.generation,
+            "previousRunId": item.from_run_id,
+            "configFingerprint": fingerprint,
+            "sourceOrder": input.source_order,
+        }));
+    let execution = begin_run(ports, ctx, &input, item.generation, draft).await?;
+    Ok(Restarted {
+        document_id: item.document_id.clone(),
+        run_id: input.run_id,
+        generation: item.generation,
+        execution,
+    })
 }

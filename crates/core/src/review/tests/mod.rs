@@ -63,6 +63,7 @@ pub(super) fn run_input(tenant: &str, name: &str) -> RunInput {
         sha256: source.sha256,
         source_order: "00000001".into(),
         config_fingerprint: "cfg-test".into(),
+        reuse_ocr: None,
     }
 }
 

@@ -30,6 +30,7 @@ fn input_of(logical_key: &str, version: &str, order: &str) -> RunInput {
         sha256: source.sha256,
         source_order: order.into(),
         config_fingerprint: "pconfig".into(),
+        reuse_ocr: None,
     }
 }
 

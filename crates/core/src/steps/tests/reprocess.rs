@@ -19,9 +19,14 @@ async fn completed_and_batched(w: &World) -> (RunInput, Batch) {
         since: None,
         config_fingerprint: w.ctx.config.fingerprint(),
         reason: "the total rule changed".into(),
+        reocr: false,
     };
     let runs = [current];
-    let items = plan(&request, [(&first.run_id, &runs[..])]);
+    let items = plan(
+        &request,
+        |r| w.ctx.layout.ocr(&r.tenant, &r.document_id, &r.run_id),
+        [(&first.run_id, &runs[..])],
+    );
     let order = Order {
         reprocess_id: request.id(),
         reason: request.reason.clone(),
@@ -62,8 +67,28 @@ async fn a_reprocessed_document_runs_again_as_generation_1_beside_its_first_run(
         batch.order.requested_by
     );
 
-    // The new run completes and becomes current; the first run stays as it was.
+    // The new run completes on its source version's stored OCR (no second provider job) and
+    // becomes current; the first run stays as it was.
+    assert_eq!(input.reuse_ocr, batch.items[0].ocr);
+    let jobs = w.ports.ocr.job_count();
     let (status, result) = w.run(&input).await.unwrap();
+    assert_eq!(w.ports.ocr.job_count(), jobs, "no second OCR job");
+    let started = w.entries(&first.document_id).await;
+    let ocr_started = started
+        .iter()
+        .find(|e| e.draft.action == "ocr.started" && e.draft.run_id.as_ref() == Some(&again.run_id))
+        .unwrap();
+    assert_eq!(ocr_started.draft.detail["reused"], true);
+    let own = w
+        .ctx
+        .layout
+        .ocr(&input.tenant, &input.document_id, &input.run_id);
+    let stored = input.reuse_ocr.clone().unwrap();
+    assert_eq!(
+        w.json(&own).await,
+        w.json(&stored).await,
+        "its own copy of the OCR"
+    );
     assert_eq!(status, "completed");
     assert!(result.unwrap().key.contains(again.run_id.as_str()));
     let document = w
@@ -130,4 +155,69 @@ async fn a_generation_0_item_is_refused() {
         .unwrap_err();
 
     assert_eq!(err.name(), "Fatal.BadInput", "{err}");
+}
+
+#[tokio::test]
+async fn with_reocr_or_another_engine_the_provider_reads_the_document_again() {
+    for case in ["reocr", "another engine"] {
+        let w = world();
+        let (_, mut batch) = completed_and_batched(&w).await;
+        match case {
+            "reocr" => batch.items[0].ocr = None,
+            _ => {
+                let stored = batch.items[0].ocr.clone().unwrap();
+                let mut document = w.json(&stored).await;
+                document["engine"] = serde_json::json!("another-ocr:1");
+                let bytes = serde_json::to_vec(&document).unwrap();
+                w.ports
+                    .blobs
+                    .put(&stored, bytes, "application/json")
+                    .await
+                    .unwrap();
+            }
+        }
+        let started = reprocess::start(&w.ports, &w.ctx, &batch).await.unwrap();
+        let input: RunInput = serde_json::from_value(
+            w.ports.workflow.executions.lock().unwrap()[started[0].run_id.as_str()]["run"].clone(),
+        )
+        .unwrap();
+        let jobs = w.ports.ocr.job_count();
+
+        let (status, _) = w.run(&input).await.unwrap();
+
+        assert_eq!(status, "completed", "{case}");
+        assert_eq!(
+            w.ports.ocr.job_count(),
+            jobs + 1,
+            "{case}: one new provider job"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_line_naming_another_tenants_document_fails_its_batch_after_the_others_started() {
+    let w = world();
+    let (first, mut batch) = completed_and_batched(&w).await;
+    let mut tampered = batch.items[0].clone();
+    tampered.generation = 2;
+    tampered.tenant = Tenant::parse("other").unwrap();
+    batch.items.push(tampered);
+
+    let err = reprocess::start(&w.ports, &w.ctx, &batch)
+        .await
+        .unwrap_err();
+
+    assert_eq!(err.name(), "Fatal.BadInput", "{err}");
+    let message = err.to_string();
+    assert!(message.contains("1 of 2 items failed"), "{message}");
+    assert!(message.contains(first.document_id.as_str()), "{message}");
+    // The valid line's run was started, and nothing under the other tenant.
+    let run = batch.items[0].run_id(&batch.order.config_fingerprint);
+    assert!(w.ports.store.run(&run).await.unwrap().is_some());
+    let chain = w.chain_of(&first.document_id).await;
+    let reprocessed = chain
+        .iter()
+        .filter(|a| *a == "document.reprocessed")
+        .count();
+    assert_eq!(reprocessed, 1, "{chain:?}");
 }
