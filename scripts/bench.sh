@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Pipeline benchmark (figures, not pass/fail): deploys the stack to a LocalStack of its own (spare
 # port and state dir, so request counts are not mixed with anything else) and runs
-# tests/benches/pipeline.rs against it.
+# tests/benches/pipeline.rs and tests/benches/reprocess.rs against it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,3 +19,6 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" AWS_ACCESS_KEY_ID=te
   DOCKET_LOCALSTACK_LOG="$DOCKET_LOCAL_DIR/localstack.log"
 # A debug build of the bench client (what it measures runs in LocalStack and the Lambdas).
 cargo test -p docket-e2e --bench pipeline
+# Bulk reprocess of BENCH_REPROCESS_DOCS documents (1,000 by default; their first run takes most
+# of the time: each is OCRed once).
+cargo test -p docket-e2e --bench reprocess

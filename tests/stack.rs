@@ -336,7 +336,8 @@ impl Stack {
         names
     }
 
-    async fn execution_names(&self) -> Vec<String> {
+    /// The names of every execution of the pipeline, from every page.
+    pub async fn execution_names(&self) -> Vec<String> {
         let mut pages = self
             .sfn
             .list_executions()

@@ -13,8 +13,15 @@ use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::util;
 use serde_json::json;
 
-/// Documents of the test's tenant.
-const DOCUMENTS: usize = 4;
+/// Documents of the test's tenant: `DOCKET_E2E_REPROCESS_DOCS`, 4 by default. Issue 12's 200 are
+/// run with `DOCKET_E2E_REPROCESS_DOCS=200` (about ten minutes on two cores, most of it the first
+/// runs' OCR), not in CI.
+fn documents() -> usize {
+    std::env::var("DOCKET_E2E_REPROCESS_DOCS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4)
+}
 
 #[tokio::test]
 async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_first_run() {
@@ -22,19 +29,32 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     let _quiet = crate::SWEEPS.read().await;
     let stack = Stack::load().await;
     let tenant = tenant();
+    let documents_count = documents();
     let mut documents = Vec::new();
-    for n in 0..DOCUMENTS {
+    for n in 0..documents_count {
         let name = format!("reprocess-{n}.pdf");
         let body = invoice_pdf(&invoice_lines(&format!("INV-RP-{n}"), "1234.50"));
         stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
         documents.push(Stack::document_id(&tenant, &name));
     }
+    // (At scale, OCR may misread a document enough to send it to review: it has no result to
+    // reprocess, so it is left out; anything else is a failure.)
     let mut first_runs = Vec::new();
+    let mut in_review = Vec::new();
     for document in &documents {
         let runs = stack.wait_for_runs(document, 1).await;
-        assert_eq!(s(&runs[0], "status"), "completed", "{runs:?}");
-        first_runs.push(s(&runs[0], "runId"));
+        match s(&runs[0], "status").as_str() {
+            "completed" => first_runs.push(s(&runs[0], "runId")),
+            "awaiting_review" if documents_count > 4 => in_review.push(document.clone()),
+            other => panic!("{document}: first run {other}: {runs:?}"),
+        }
     }
+    documents.retain(|d| !in_review.contains(d));
+    let selected = documents.len();
+    assert!(
+        selected * 10 >= documents_count * 9,
+        "{in_review:?} in review"
+    );
     let mut changed = serde_json::to_value(PipelineConfig::builtin()).unwrap();
     changed["version"] = json!(docket_e2e::util::unique("e2e-reprocess"));
     let changed = PipelineConfig::from_json(&changed.to_string()).unwrap();
@@ -77,8 +97,8 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         ),
         (
             &json!("SUCCEEDED"),
-            &json!(DOCUMENTS),
-            &json!(DOCUMENTS),
+            &json!(selected),
+            &json!(selected),
             &json!(0)
         ),
         "{report}"
@@ -135,13 +155,17 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
             reused.expect("its ocr.started").draft.detail["reused"],
             true
         );
-
-        // the second request started no execution: two per document, from every page
-        assert_eq!(stack.executions_of(document).await.len(), 2, "{document}");
+    }
+    // the second request started no execution: two per document, from every page
+    let names = stack.execution_names().await;
+    for document in &documents {
+        let prefix = format!("{document}-r");
+        let of = names.iter().filter(|n| n.starts_with(&prefix)).count();
+        assert_eq!(of, 2, "{document}");
     }
     assert!(again.status.success(), "{report_again}");
     assert_eq!(report_again["reprocessId"], id);
-    assert_eq!(report_again["done"], json!(DOCUMENTS));
+    assert_eq!(report_again["done"], json!(selected));
     assert!(String::from_utf8_lossy(&again.stderr).contains("attaching"));
 
     // and `docket diff` names what changed between a document's two results
@@ -165,7 +189,7 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     let status = json_of(&docket(&operator, &["reprocess", "status", id]).await);
     assert_eq!(
         (&status["done"], &status["left"]),
-        (&json!(DOCUMENTS), &json!(0))
+        (&json!(selected), &json!(0))
     );
 }
 
