@@ -9,63 +9,51 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use aws_sdk_sfn::types::HistoryEvent;
 use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
 
-/// Requests LocalStack logged since `offset` (bytes), as "service.Operation".
-fn requests_since(path: &str, offset: usize) -> Vec<String> {
+/// Requests LocalStack logged between the byte offsets `from` and `to`, as "service.Operation".
+fn requests_between(path: &str, from: usize, to: usize) -> Vec<String> {
     let bytes = std::fs::read(path).expect("LocalStack log");
-    String::from_utf8_lossy(&bytes[offset.min(bytes.len())..])
+    let to = to.min(bytes.len());
+    String::from_utf8_lossy(&bytes[from.min(to)..to])
         .lines()
         .filter_map(|l| l.split("AWS ").nth(1))
         .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
         .collect()
 }
 
-/// Each invocation of the function logging to `group` since `since_ms`, as (start, end) in
-/// milliseconds: its REPORT line's Duration before the line's timestamp.
-async fn invocations(stack: &Stack, group: &str, since_ms: i64) -> Vec<(f64, f64)> {
-    let mut spans = Vec::new();
-    let mut next = None;
-    loop {
-        let out = stack
-            .logs
-            .filter_log_events()
-            .log_group_name(group)
-            .start_time(since_ms)
-            .set_next_token(next)
-            .send()
-            .await
-            .expect("reprocess log events");
-        for event in out.events() {
-            let (Some(message), Some(at)) = (event.message(), event.timestamp()) else {
+/// The batches the reprocess function ran (its log group `group`, since `since_ms`), as (start,
+/// end) instants in seconds: each batch logs "batch started" and "batch ended", timestamped by
+/// the function itself, so no pairing is needed to count the batches in flight.
+async fn batches(stack: &Stack, group: &str, since_ms: i64) -> (Vec<f64>, Vec<f64>) {
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    for message in stack.log_messages(group, Some(since_ms)).await {
+        for line in message.lines() {
+            let Ok(line) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            for line in message
-                .lines()
-                .filter(|l| l.starts_with("REPORT RequestId:"))
-            {
-                let duration = line
-                    .split('\t')
-                    .find_map(|f| f.trim().strip_prefix("Duration: "))
-                    .and_then(|d| d.trim_end_matches(" ms").parse::<f64>().ok())
-                    .unwrap_or(0.0);
-                spans.push((at as f64 - duration, at as f64));
+            let at = line["timestamp"]
+                .as_str()
+                .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+                .map(|t| t.unix_timestamp_nanos() as f64 / 1e9);
+            match (line["fields"]["message"].as_str(), at) {
+                (Some("batch started"), Some(at)) => starts.push(at),
+                (Some("batch ended"), Some(at)) => ends.push(at),
+                _ => {}
             }
         }
-        next = out.next_token().map(str::to_string);
-        if next.is_none() {
-            return spans;
-        }
     }
+    (starts, ends)
 }
 
-/// The most spans open at one instant.
-fn peak(spans: &[(f64, f64)]) -> usize {
-    let mut edges: Vec<(f64, i32)> = spans
-        .iter()
-        .flat_map(|(a, b)| [(*a, 1), (*b, -1)])
-        .collect();
+/// The most batches in flight at one instant.
+fn peak(starts: &[f64], ends: &[f64]) -> usize {
+    let mut edges: Vec<(f64, i32)> = starts.iter().map(|t| (*t, 1)).collect();
+    edges.extend(ends.iter().map(|t| (*t, -1)));
     edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     let (mut open, mut most) = (0i32, 0i32);
     for (_, step) in edges {
@@ -73,6 +61,16 @@ fn peak(spans: &[(f64, f64)]) -> usize {
         most = most.max(open);
     }
     most as usize
+}
+
+fn log_len(path: &str) -> usize {
+    std::fs::metadata(path).map_or(0, |m| m.len() as usize)
+}
+
+/// The reprocess function's batches since `since_ms`.
+async fn count_batches(stack: &Stack, since_ms: i64) -> usize {
+    let group = format!("/aws/lambda/{}", stack.out("ReprocessFunctionName"));
+    batches(stack, &group, since_ms).await.0.len()
 }
 
 #[tokio::main]
@@ -86,6 +84,7 @@ async fn main() {
     let tenant = tenant();
 
     // The documents, run once (their OCR is what the reprocess reuses).
+    let seed_offset = log_len(&log);
     let seeded = Instant::now();
     for i in 0..docs {
         let key = format!("inbox/{tenant}/re-{i}.pdf");
@@ -109,7 +108,7 @@ async fn main() {
     );
 
     // The reprocess, timed from the command's start to its last run's end.
-    let offset = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
+    let offset = log_len(&log);
     let since_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -140,15 +139,15 @@ async fn main() {
 
     // Transitions: every new run's, and the bulk execution's (its child executions' are not
     // in its history).
-    let mut transitions = 0;
+    let (mut transitions, mut tasks) = (0, 0);
     for run in report["runs"].as_array().into_iter().flatten() {
-        let run_id = run["runId"].as_str().unwrap();
-        transitions += stack
-            .history(run_id)
-            .await
+        let history = stack.history(run["runId"].as_str().unwrap()).await;
+        let is = |e: &&HistoryEvent, kind: &str| e.r#type().as_str() == kind;
+        transitions += history
             .iter()
             .filter(|e| e.state_entered_event_details().is_some())
             .count();
+        tasks += history.iter().filter(|e| is(e, "TaskScheduled")).count();
     }
     let bulk =
         stack
@@ -174,26 +173,37 @@ async fn main() {
         bulk_entered as f64 / items.max(1) as f64
     );
 
-    // Invocations and text detections, from LocalStack's request log.
+    // Text detections the functions asked for, from LocalStack's request log: the first runs'
+    // (one per document) against the reprocess's.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let requests = requests_since(&log, offset);
-    let count = |op: &str| requests.iter().filter(|r| *r == op).count();
+    let detections = |from: usize, to: usize| {
+        requests_between(&log, from, to)
+            .iter()
+            .filter(|r| *r == "textract.StartDocumentTextDetection")
+            .count()
+    };
     println!(
-        "bench:   lambda invocations per item: {:.2} ({} in all); text detections started: {}",
-        count("lambda.Invoke") as f64 / items.max(1) as f64,
-        count("lambda.Invoke"),
-        count("textract.StartDocumentTextDetection")
+        "bench:   text detections started: {} by the reprocess ({} by the first runs)",
+        detections(offset, usize::MAX),
+        detections(seed_offset, offset)
+    );
+
+    let batches_run = count_batches(&stack, since_ms).await;
+    println!(
+        "bench:   lambda invocations per item: {:.2} ({tasks} by the pipeline runs, \
+         {batches_run} reprocess batches)",
+        (tasks + batches_run) as f64 / items.max(1) as f64,
     );
 
     // The Map's children: one invocation of the reprocess function per batch attempt.
     let group = format!("/aws/lambda/{}", stack.out("ReprocessFunctionName"));
-    let spans = invocations(&stack, &group, since_ms).await;
+    let (starts, ends) = batches(&stack, &group, since_ms).await;
     let concurrency = stack.parameter("ReprocessConcurrency").await;
     println!(
-        "bench:   map child executions (batches of 20): {} (expected {}); peak concurrency {} \
-         (MaxConcurrency {concurrency})",
-        spans.len(),
+        "bench:   map child executions (batches of 20): {} (expected {}); peak batches in \
+         flight {} (MaxConcurrency {concurrency})",
+        starts.len(),
         items.div_ceil(20),
-        peak(&spans)
+        peak(&starts, &ends)
     );
 }

@@ -35,8 +35,13 @@ pub async fn handle(
     Request::Start { batch }: Request,
 ) -> Result<Value, Failure> {
     let id = batch.order.reprocess_id.to_string();
+    let items = batch.items.len();
     let started = traced(span("reprocess.start", "", "", &id), async {
-        reprocess::start(ports, ctx, &batch).await
+        // A batch's first and last lines: `make bench` finds the batches in flight from them.
+        tracing::info!(items, "batch started");
+        let started = reprocess::start(ports, ctx, &batch).await;
+        tracing::info!(items, ok = started.is_ok(), "batch ended");
+        started
     })
     .await?;
     for run in &started {
