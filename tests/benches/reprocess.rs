@@ -27,8 +27,8 @@ fn requests_between(path: &str, from: usize, to: usize) -> Vec<String> {
 }
 
 /// The batches the reprocess function ran (its log group `group`, since `since_ms`), as (start,
-/// end) instants in seconds: each batch logs "batch started" and "batch ended", timestamped by
-/// the function itself, so no pairing is needed to count the batches in flight.
+/// end) instants in seconds: each batch logs "batch started" and "batch ended" with the
+/// function's clock (`at`), so no pairing is needed to count the batches in flight.
 async fn batches(stack: &Stack, group: &str, since_ms: i64) -> (Vec<f64>, Vec<f64>) {
     let (mut starts, mut ends) = (Vec::new(), Vec::new());
     for message in stack.log_messages(group, Some(since_ms)).await {
@@ -36,7 +36,7 @@ async fn batches(stack: &Stack, group: &str, since_ms: i64) -> (Vec<f64>, Vec<f6
             let Ok(line) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            let at = line["timestamp"]
+            let at = line["fields"]["at"]
                 .as_str()
                 .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
                 .map(|t| t.unix_timestamp_nanos() as f64 / 1e9);

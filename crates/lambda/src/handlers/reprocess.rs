@@ -37,10 +37,12 @@ pub async fn handle(
     let id = batch.order.reprocess_id.to_string();
     let items = batch.items.len();
     let started = traced(span("reprocess.start", "", "", &id), async {
-        // A batch's first and last lines: `make bench` finds the batches in flight from them.
-        tracing::info!(items, "batch started");
+        // A batch's first and last lines, with the function's clock (the log lines have no time
+        // of their own): `make bench` finds the batches in flight from them.
+        tracing::info!(items, at = %ctx.clock.now_rfc3339(), "batch started");
         let started = reprocess::start(ports, ctx, &batch).await;
-        tracing::info!(items, ok = started.is_ok(), "batch ended");
+        let at = ctx.clock.now_rfc3339();
+        tracing::info!(items, ok = started.is_ok(), at = %at, "batch ended");
         started
     })
     .await?;
