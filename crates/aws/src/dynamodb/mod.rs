@@ -135,39 +135,43 @@ impl DynamoStore {
     /// The runs of a document, oldest first (the index's range key is `createdAt`; eventually
     /// consistent, as every read of a global secondary index).
     pub async fn runs_of(&self, document: &DocumentId) -> Result<Vec<RunRecord>, Error> {
-        let items = self
-            .client
-            .query()
-            .table_name(&self.tables.runs)
-            .index_name("by-document")
-            .key_condition_expression("documentId = :d")
-            .expression_attribute_values(":d", s(document.as_str()))
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(|e| classify("dynamodb Query runs", e))?;
+        let (table, key) = (&self.tables.runs, ("documentId", document.as_str()));
+        let items = self.query_index(table, "by-document", key, "runs").await?;
         items.iter().map(run_from).collect()
     }
 
     /// The documents of `tenant` that have a current result, from the documents table's
     /// `by-tenant` index (eventually consistent, as every read of a global secondary index).
     pub async fn documents_of(&self, tenant: &Tenant) -> Result<Vec<DocumentRecord>, Error> {
+        let (table, key) = (&self.tables.documents, ("tenant", tenant.as_str()));
         let items = self
-            .client
+            .query_index(table, "by-tenant", key, "documents")
+            .await?;
+        items.iter().map(document_from).collect()
+    }
+
+    /// Every item of `table`'s global secondary index `index` whose hash key `name` is `value`,
+    /// from every page (`what` names the table in errors).
+    async fn query_index(
+        &self,
+        table: &str,
+        index: &str,
+        (name, value): (&str, &str),
+        what: &str,
+    ) -> Result<Vec<Item>, Error> {
+        self.client
             .query()
-            .table_name(&self.tables.documents)
-            .index_name("by-tenant")
-            .key_condition_expression("tenant = :t")
-            .expression_attribute_values(":t", s(tenant.as_str()))
+            .table_name(table)
+            .index_name(index)
+            .key_condition_expression("#k = :v")
+            .expression_attribute_names("#k", name)
+            .expression_attribute_values(":v", s(value))
             .into_paginator()
             .items()
             .send()
             .try_collect()
             .await
-            .map_err(|e| classify("dynamodb Query documents", e))?;
-        items.iter().map(document_from).collect()
+            .map_err(|e| classify(&format!("dynamodb Query {what}"), e))
     }
 
     /// Every run in `status` (a scan: an operator tool, not a hot path).
