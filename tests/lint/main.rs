@@ -102,8 +102,20 @@ fn all_states(asl: &Value) -> Vec<(&str, &Value)> {
 /// Every problem in one state machine, as "State: problem" lines.
 fn lint(asl: &Value) -> Vec<String> {
     let mut problems = Vec::new();
+    let by_name: std::collections::HashMap<_, _> = all_states(asl).into_iter().collect();
+    let compensates = |state: &Value| step_of(state) == Some(Step::Compensate);
     for (name, state) in all_states(asl) {
         let mut problem = |p: String| problems.push(format!("{name}: {p}"));
+        let choices = state["Choices"].as_array().into_iter().flatten();
+        let catches = state["Catch"].as_array().into_iter().flatten();
+        let nexts = [&state["Next"], &state["Default"]]
+            .into_iter()
+            .chain(choices.chain(catches).map(|c| &c["Next"]));
+        for next in nexts.filter_map(Value::as_str) {
+            if !by_name.contains_key(next) {
+                problem(format!("goes to {next}, which is no state"));
+            }
+        }
         if state["Type"] != "Task" {
             continue;
         }
@@ -159,10 +171,7 @@ fn lint(asl: &Value) -> Vec<String> {
             }
         }
         let catches = state["Catch"].as_array().cloned().unwrap_or_default();
-        if catches.is_empty() {
-            problem("Task without Catch".into());
-        }
-        for catch in &catches {
+        for (i, catch) in catches.iter().enumerate() {
             if !catch["ResultPath"]
                 .as_str()
                 .is_some_and(|p| p.starts_with("$."))
@@ -180,10 +189,17 @@ fn lint(asl: &Value) -> Vec<String> {
                     problem(format!("Catch on {error}, which is not in the taxonomy"));
                 }
             }
-        }
-        if let Some(last) = catches.last() {
-            if last["ErrorEquals"] != serde_json::json!(["States.ALL"]) {
-                problem("the last Catch must be States.ALL".into());
+            // A technical failure fails the execution at its Task, where a redrive restarts
+            // it; only a compensation (or a wait whose every failure is compensated) catches
+            // everything.
+            if catch["ErrorEquals"].to_string().contains("\"States.ALL\"") {
+                let next = catch["Next"].as_str().and_then(|n| by_name.get(n));
+                if !compensates(state) && !next.is_some_and(|next| compensates(next)) {
+                    problem("catches States.ALL outside a compensation".into());
+                }
+                if i + 1 != catches.len() {
+                    problem("States.ALL must be the last Catch".into());
+                }
             }
         }
     }
@@ -225,9 +241,12 @@ fn the_linter_catches_each_rule_it_enforces() {
             "A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
                   "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 99,
                              "BackoffRate": 2}],
-                  "Catch": [{"ErrorEquals": ["Business.Nope"], "Next": "B"}],
+                  "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "B"},
+                            {"ErrorEquals": ["Business.Nope"], "Next": "B"}],
                   "End": true},
-            "B": {"Type": "Fail"}
+            "B": {"Type": "Fail"},
+            "C": {"Type": "Choice", "Choices": [{"Variable": "$.x", "IsPresent": true, "Next": "B"}],
+                  "Default": "Gone"}
         }
     });
 
@@ -243,7 +262,9 @@ fn the_linter_catches_each_rule_it_enforces() {
         "A: Retry on non-transient error States.ALL",
         "A: Catch must keep the input",
         "A: Catch on Business.Nope",
-        "A: the last Catch must be States.ALL",
+        "A: catches States.ALL outside a compensation",
+        "A: States.ALL must be the last Catch",
+        "C: goes to Gone, which is no state",
         "unknown error name Business.Nope",
     ] {
         assert!(

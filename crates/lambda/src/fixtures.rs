@@ -90,17 +90,19 @@ fn the_validate_payload_points_at_the_normalized_ocr() {
 }
 
 #[test]
-fn route_payloads_route_fail_or_reject() {
+fn route_payloads_route_reject_or_record_an_ended_execution() {
     let plain: route::Request = round_trip(fixture!("sfn-route.json"));
     assert!(matches!(plain, route::Request::Route { review: None, .. }));
     let reviewed: route::Request = round_trip(fixture!("sfn-route-reviewed.json"));
     assert!(
         matches!(reviewed, route::Request::Route { review: Some(r), .. } if r.reviewer == "alice")
     );
-    let failed: route::Request = round_trip(fixture!("sfn-route-fail.json"));
-    assert!(
-        matches!(failed, route::Request::Fail { error, .. } if error.error == "Transient.Dependency")
-    );
+    let ended: route::Request =
+        serde_json::from_str(fixture!("events-execution-failed.json")).expect("parses");
+    assert!(matches!(
+        ended,
+        route::Request::ExecutionEnded { detail } if detail.error.as_deref() == Some("Transient.Dependency")
+    ));
     let rejected: route::Request = round_trip(fixture!("sfn-route-reject.json"));
     assert!(matches!(rejected, route::Request::Reject { .. }));
 }

@@ -16,8 +16,10 @@ pub enum Step {
     Validate,
     /// Writing the result and promoting it (`steps::route::run`).
     Route,
-    /// Recording a technical failure (`steps::route::fail`).
+    /// Recording a technical failure, from the execution's status change (`steps::recover::fail`).
     Fail,
+    /// Reopening a failed run before its execution is redriven (`steps::recover::reopen`).
+    Redrive,
     /// Recording a reviewer's rejection (`steps::route::reject`).
     Reject,
     /// Opening and deciding the review task (`steps::review::open`, `decide`).
@@ -34,11 +36,12 @@ pub enum Step {
 
 impl Step {
     /// Every step, in pipeline order.
-    pub const ALL: [Step; 10] = [
+    pub const ALL: [Step; 11] = [
         Step::Ocr,
         Step::Validate,
         Step::Route,
         Step::Fail,
+        Step::Redrive,
         Step::Reject,
         Step::Review,
         Step::Escalate,
@@ -57,6 +60,7 @@ impl Step {
             Step::Validate => "validate",
             Step::Route => "route",
             Step::Fail => "fail",
+            Step::Redrive => "redrive",
             Step::Reject => "reject",
             Step::Review => "review",
             Step::Escalate => "escalate",
@@ -78,6 +82,7 @@ impl Step {
             Step::Receipt => &[ErrorKind::DuplicateInvoice],
             Step::Route
             | Step::Fail
+            | Step::Redrive
             | Step::Reject
             | Step::Escalate
             | Step::Compensate
@@ -113,6 +118,7 @@ mod tests {
                 "validate",
                 "route",
                 "fail",
+                "redrive",
                 "reject",
                 "review",
                 "escalate",

@@ -5,6 +5,7 @@ pub mod config;
 pub mod ingest;
 pub mod ocr;
 pub mod payable;
+pub mod recover;
 pub mod reprocess;
 pub mod review;
 pub mod route;

@@ -199,38 +199,6 @@ async fn finished_status<S: Store>(store: &S, input: &RunInput) -> Result<RunSta
     }
 }
 
-/// Records that a run ended in a technical failure (the state machine's catch-all): the run shows
-/// as `failed` with the error's name instead of staying `started`. Safe to repeat.
-pub async fn fail(
-    ports: &impl HasStore,
-    ctx: &Context,
-    input: &RunInput,
-    error_name: &str,
-) -> Result<(), Error> {
-    let op = Step::Fail.operation(&input.run_id);
-    // A run fails from where it waits: before review, or after it (e.g. routing failed).
-    for from in [RunStatus::Started, RunStatus::AwaitingReview] {
-        let change = Change::SetRunStatus {
-            run_id: input.run_id.clone(),
-            from,
-            to: RunStatus::Failed,
-            outputs: BTreeMap::new(),
-            error: Some(error_name.to_string()),
-        };
-        let draft = AuditDraft::new(&ctx.actor, "run.failed", Some(&input.run_id))
-            .operation(&op)
-            .detail(json!({"error": error_name}));
-        // Refused: the run is not in `from` (it already ended one way or another).
-        if record(ports.store(), ctx, &input.document_id, vec![change], draft)
-            .await?
-            .is_ok()
-        {
-            break;
-        }
-    }
-    Ok(())
-}
-
 /// Records that a reviewer rejected the run: `awaiting_review` → `rejected` (a business outcome,
 /// no result). Safe to repeat.
 pub async fn reject(ports: &impl HasStore, ctx: &Context, input: &RunInput) -> Result<(), Error> {

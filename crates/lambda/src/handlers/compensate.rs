@@ -15,7 +15,6 @@ use docket_core::steps::{saga, Context};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::route::CaughtError;
 use crate::run_step;
 use crate::{answer, run_context, span, traced, Failure};
 
@@ -92,4 +91,16 @@ fn obligation(end: SagaEnd, already_ended: bool) {
             "a compensation failed for good: an open obligation (docket ops unresolved)"
         );
     }
+}
+
+/// What a Catch puts at `ResultPath` (`Error`, `Cause`); only the name is recorded.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+pub struct CaughtError {
+    /// The error name.
+    #[serde(rename = "Error")]
+    pub error: String,
+    /// Its details; not recorded (only ids and names go into the audit log).
+    #[serde(rename = "Cause", default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Value>,
 }

@@ -1,19 +1,24 @@
 //! route: writes an approved run's result and makes it the document's current one (or records
-//! it as stale); `action: fail` records a run that ended in a technical failure, `action: reject`
-//! one a reviewer rejected. See `docket_core::steps::route`. `action: sweep` (a schedule) relays
+//! it as stale); `action: reject` records a run a reviewer rejected. `action: execution_ended`
+//! (a rule on Step Functions' status change events) records a run whose execution failed, and
+//! `action: reopen` (`docket ops redrive`) moves it back before its execution is redriven
+//! (`docket_core::steps::recover`). See `docket_core::steps::route`. `action: sweep` (a schedule) relays
 //! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`)
 //! and redelivers those still unanswered (`docket_core::steps::saga::unanswered`).
 //! `action: await_receipt` (a Task with a token) waits for the consumer's answer to the run's
 //! accepted event, and `action: receipt` (a rule on the bus) is that answer
 //! (`docket_core::steps::saga::receipt`).
 
+use docket_core::ids::RunId;
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits, Outbox,
+    HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits,
+    Outbox, RunRecord, Store,
 };
 use docket_core::saga::sink::Answer;
 use docket_core::saga::Effect;
+use docket_core::steps::recover::{self, Reopened};
 use docket_core::steps::review::Reviewed;
 use docket_core::steps::saga::{self, Swept};
 use docket_core::steps::{route, Context};
@@ -26,7 +31,8 @@ use crate::{answer, run_context, run_step, span, traced, Failure};
 /// What route runs on: the shared adapters and its saga's.
 pub type Deps = crate::Deps<crate::deps::Route>;
 
-/// What the state machine sends (`Route`, `RouteReviewed`, `RecordFailure`, `RecordRejected`).
+/// What the state machine (`Route`, `RouteReviewed`, `RecordRejected`, `AwaitReceipt`), the
+/// rules, the schedule and `docket ops redrive` send.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(tag = "action", rename_all = "snake_case")]
@@ -41,12 +47,17 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         review: Option<Reviewed>,
     },
-    /// Record a technical failure.
-    Fail {
+    /// A pipeline execution ended FAILED, TIMED_OUT or ABORTED: Step Functions' "Execution
+    /// Status Change" event's `detail`, as the rule delivers it.
+    ExecutionEnded {
+        /// The event's detail (`name` is the run id; `status`, `error`).
+        detail: ExecutionEnded,
+    },
+    /// Move a failed run back to where it failed, before its execution is redriven.
+    Reopen {
         /// The run.
-        run: RunInput,
-        /// What the Catch caught.
-        error: CaughtError,
+        #[serde(rename = "runId")]
+        run_id: String,
     },
     /// A reviewer rejected the run.
     Reject {
@@ -86,16 +97,31 @@ pub enum Request {
     },
 }
 
-/// What a Catch puts at `ResultPath` (`Error`, `Cause`); only the name is recorded.
+/// The fields of a "Step Functions Execution Status Change" detail that say which run ended
+/// and how (the rest, the input and output included, is not read).
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
-pub struct CaughtError {
-    /// The error name.
-    #[serde(rename = "Error")]
-    pub error: String,
-    /// Its details; not recorded (only ids and names go into the audit log).
-    #[serde(rename = "Cause", default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<Value>,
+pub struct ExecutionEnded {
+    /// The execution's name: the run id.
+    pub name: String,
+    /// `FAILED`, `TIMED_OUT` or `ABORTED`.
+    pub status: String,
+    /// The error the execution failed with (none for an abort).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ExecutionEnded {
+    /// The name recorded as the run's error: the execution's error, else what its status
+    /// implies (`States.Timeout` for TIMED_OUT, `States.Aborted` for ABORTED).
+    fn error_name(&self) -> String {
+        match (&self.error, self.status.as_str()) {
+            (Some(e), _) if !e.is_empty() => e.clone(),
+            (_, "TIMED_OUT") => "States.Timeout".into(),
+            (_, "ABORTED") => "States.Aborted".into(),
+            (_, other) => format!("States.{other}"),
+        }
+    }
 }
 
 /// Routes, or records the failure or rejection.
@@ -125,11 +151,19 @@ pub async fn handle(
             })
             .await
         }
-        Request::Fail { run, error } => {
-            let ctx = &*run_context(ports, ctx, "route.fail", &run).await?;
-            let work = route::fail(ports, ctx, &run, &error.error);
-            run_step("route.fail", Step::Fail, &run, work).await?;
-            Ok(json!({"status": "failed", "error": error.error}))
+        Request::ExecutionEnded { detail } => execution_ended(ports, ctx, &detail).await,
+        Request::Reopen { run_id } => {
+            let run_id = RunId::parse(&run_id).map_err(Failure)?;
+            let op = Step::Redrive.operation(&run_id);
+            let span = span("route.reopen", "-", run_id.as_str(), op.as_str());
+            let reopened = traced(span.clone(), recover::reopen(ports, ctx, &run_id)).await?;
+            let (reopened, status) = match reopened {
+                Reopened::To(status) => (true, status),
+                Reopened::NotFailed(status) => (false, status),
+            };
+            let status = status.as_str();
+            span.in_scope(|| tracing::info!(reopened, status, "reopen"));
+            Ok(json!({"reopened": reopened, "status": status}))
         }
         Request::Reject { run } => {
             let ctx = &*run_context(ports, ctx, "route.reject", &run).await?;
@@ -155,6 +189,41 @@ pub async fn handle(
             answer_within_seconds,
         } => answer(&sweep(ports, ctx, older_than_seconds, answer_within_seconds).await?),
     }
+}
+
+/// Records the run of an execution that ended in a technical failure; an execution that is not
+/// a run's (no such run) is left alone, with a line that says so.
+async fn execution_ended(
+    ports: &impl HasStore,
+    ctx: &Context,
+    ended: &ExecutionEnded,
+) -> Result<Value, Failure> {
+    let error = ended.error_name();
+    let Some(run) = run_of(ports, &ended.name).await? else {
+        let span = span("route.execution_ended", "-", "-", "-");
+        span.in_scope(
+            || tracing::warn!(status = %ended.status, "an execution that is no run ended"),
+        );
+        return Ok(json!({"recorded": false}));
+    };
+    let op = Step::Fail.operation(&run.run_id);
+    let (document, id) = (run.document_id.as_str(), run.run_id.as_str());
+    let span = span("route.execution_ended", document, id, op.as_str());
+    let work = recover::fail(ports, ctx, &run, &error, &ended.status);
+    let from = traced(span.clone(), work).await?;
+    let recorded = from.is_some();
+    let status = ended.status.as_str();
+    span.in_scope(|| tracing::info!(status, error, recorded, "the run's execution ended"));
+    Ok(json!({"recorded": recorded, "error": error}))
+}
+
+/// The run an execution's name names, if it is one of ours.
+async fn run_of(ports: &impl HasStore, name: &str) -> Result<Option<RunRecord>, Failure> {
+    let Ok(run_id) = RunId::parse(name) else {
+        return Ok(None);
+    };
+    let span = span("route.execution_ended", "-", run_id.as_str(), "-");
+    traced(span, ports.store().run(&run_id)).await
 }
 
 /// Settles the consumer's answer (a `detail` without its type, as the bus carries it) under

@@ -2,7 +2,6 @@
 //! technical failure. Cases that `make mutants` found unpinned.
 
 use super::*;
-use crate::ports::RunStatus;
 
 /// A PNG of exactly `len` bytes (the magic bytes, then zeros).
 fn png_of(len: usize) -> Vec<u8> {
@@ -68,40 +67,4 @@ async fn quarantine_metadata_is_ascii_with_everything_else_percent_encoded() {
         meta["docket-reason"],
         "document too large: 65 bytes, limit 64"
     );
-}
-
-#[tokio::test]
-async fn a_technical_failure_is_recorded_once_and_never_over_a_finished_run() {
-    // given a run waiting in OCR, and another that completed
-    let w = world();
-    let waiting = w.ocr_ready().await;
-    let done = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/done.png", PNG, "2026-11-30T10:00:00Z"))
-            .await,
-    );
-    w.script_ocr("inbox/acme/done.png", ocr_of(&invoice_lines("10.00"), 0.97));
-    assert_eq!(w.run(&done).await.unwrap().0, "completed");
-
-    // when the state machine's catch-all records a failure of each, twice
-    for _ in 0..2 {
-        route::fail(&w.ports, &w.ctx, &waiting, "Transient.Dependency")
-            .await
-            .unwrap();
-        route::fail(&w.ports, &w.ctx, &done, "Transient.Dependency")
-            .await
-            .unwrap();
-    }
-
-    // then the waiting run is failed with the error's name, audited once; the completed run
-    // stays completed, with no failure entry
-    let run = w.ports.store.run(&waiting.run_id).await.unwrap().unwrap();
-    assert_eq!(
-        (run.status, run.error.as_deref()),
-        (RunStatus::Failed, Some("Transient.Dependency"))
-    );
-    let failed = |chain: Vec<String>| chain.iter().filter(|a| *a == "run.failed").count();
-    assert_eq!(failed(w.chain_of(&waiting.document_id).await), 1);
-    let finished = w.ports.store.run(&done.run_id).await.unwrap().unwrap();
-    assert_eq!(finished.status, RunStatus::Completed);
-    assert_eq!(failed(w.chain_of(&done.document_id).await), 0);
 }

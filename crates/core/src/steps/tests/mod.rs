@@ -8,6 +8,7 @@ mod edges;
 mod ocr_ledger;
 mod payable;
 mod pipeline;
+mod recover;
 mod reprocess;
 mod review;
 mod saga;

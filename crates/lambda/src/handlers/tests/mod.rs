@@ -4,9 +4,10 @@
 //! `ResultSelector` and `ResultPath` — so a field one side renames fails here, not in a deployed
 //! execution. Reviewers act through function URL requests built from the fixture.
 
+use docket_core::ids::RunId;
 use docket_core::memory::{test_context, MemoryPorts};
 use docket_core::ocr::OcrDocument;
-use docket_core::ports::OcrPoll;
+use docket_core::ports::{OcrPoll, RunStatus, Store};
 use docket_core::review::identity::{Reviewers, DEFAULT_ROLE_PREFIX};
 use docket_core::steps::{Clock, Context};
 use lambda_runtime::Diagnostic;
@@ -326,17 +327,62 @@ async fn a_rejection_or_a_timeout_is_recorded_by_its_own_task() {
 }
 
 #[tokio::test]
-async fn a_caught_error_is_recorded_by_its_name() {
+async fn a_failed_execution_is_recorded_by_its_error_then_reopened_for_a_redrive() {
+    // given a run in OCR, and the event Step Functions sends when its execution fails (the
+    // fixture's shape, as the rule's input transformer delivers it)
     let w = world();
-    let mut state = w.ingested("inbox/acme/failing.png", 0.99).await;
-    state["error"] = json!({"Error": "Business.OcrFailed", "Cause": "unreadable"});
+    let state = w.ingested("inbox/acme/failing.png", 0.99).await;
+    let run_id = state["run"]["runId"].as_str().unwrap().to_string();
+    let mut event: Value = serde_json::from_str(include_str!(
+        "../../../../../tests/fixtures/events-execution-failed.json"
+    ))
+    .unwrap();
+    event["detail"]["name"] = json!(run_id);
+    let call = |payload: Value| async {
+        let request = parse(payload).unwrap();
+        route::handle(&w.ports, &w.ctx, request).await.unwrap()
+    };
 
-    let answer = w.route("RecordFailure", &mut state).await;
+    // when it is delivered twice, then the run is reopened twice
+    let first = call(event.clone()).await;
+    let again = call(event.clone()).await;
+    let status = w
+        .ports
+        .store
+        .run(&RunId::parse(&run_id).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let reopen = json!({"action": "reopen", "runId": run_id});
+    let (reopened, reopened_again) = (call(reopen.clone()).await, call(reopen).await);
 
+    // then the run was failed with the event's error, recorded once, and reopened once
     assert_eq!(
-        answer,
-        json!({"status": "failed", "error": "Business.OcrFailed"})
+        first,
+        json!({"recorded": true, "error": "Transient.Dependency"})
     );
+    assert_eq!(first, again, "a repeat finds its own entry");
+    let chain = w
+        .ports
+        .store
+        .audit_entries(&status.document_id)
+        .await
+        .unwrap();
+    let failed = chain
+        .iter()
+        .filter(|e| e.draft.action == "run.failed")
+        .count();
+    assert_eq!(failed, 1);
+    assert_eq!(status.status, RunStatus::Failed);
+    assert_eq!(reopened, json!({"reopened": true, "status": "started"}));
+    assert_eq!(
+        reopened_again,
+        json!({"reopened": false, "status": "started"})
+    );
+
+    // and an execution that is no run of ours (another machine's) is left alone
+    event["detail"]["name"] = json!("rp-c6fc99f2aed7ceb8b8d5f941");
+    assert_eq!(call(event).await, json!({"recorded": false}));
 }
 
 #[tokio::test]
