@@ -11,6 +11,7 @@
 
 mod faults;
 mod pinned;
+mod redrive;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

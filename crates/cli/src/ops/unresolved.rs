@@ -15,19 +15,6 @@ use serde_json::{json, Value};
 use crate::stack::{print, Stack};
 use crate::Output;
 
-#[derive(clap::Subcommand)]
-pub enum Command {
-    /// List unresolved operations and runs and failed compensations, with owner and next action
-    /// (exit 0 even if some).
-    Unresolved,
-}
-
-pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
-    match command {
-        Command::Unresolved => unresolved(stack, output).await,
-    }
-}
-
 fn operation_json(rec: &OperationRecord) -> Value {
     json!({
         "operationId": rec.operation_id,
@@ -80,7 +67,7 @@ fn failed_compensations(journal: &Journal) -> Vec<Value> {
         .collect()
 }
 
-async fn unresolved(stack: &Stack, output: Output) -> anyhow::Result<()> {
+pub async fn run(stack: &Stack, output: Output) -> anyhow::Result<()> {
     let mut operations: BTreeMap<OperationId, OperationRecord> = stack
         .ledger
         .unresolved()

@@ -1,0 +1,47 @@
+//! `docket ops`: what an operator does about runs that did not end well. `unresolved`
+//! (`unresolved.rs`): every case that needs a person, with its owner and next action. `failed`
+//! and `redrive` (`failed.rs`): the executions that failed for a technical reason, and their
+//! redrive from the Task that failed.
+
+mod failed;
+mod unresolved;
+
+use crate::stack::Stack;
+use crate::Output;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// List unresolved operations and runs and failed compensations, with owner and next action
+    /// (exit 0 even if some).
+    Unresolved,
+    /// List the pipeline executions that ended FAILED, TIMED_OUT or ABORTED, each with its run
+    /// and what to do about it.
+    Failed {
+        /// Only those that stopped at or after this time (RFC 3339, or a date: 2026-12-01).
+        #[arg(long)]
+        since: Option<String>,
+    },
+    /// Redrive a failed run's execution from the Task that failed (its run moved back to where
+    /// it failed first), or every failed run's since a time.
+    Redrive {
+        /// The run (its execution's name).
+        #[arg(
+            required_unless_present = "failed_since",
+            conflicts_with = "failed_since"
+        )]
+        run: Option<String>,
+        /// Redrive every run whose execution failed at or after this time.
+        #[arg(long)]
+        failed_since: Option<String>,
+    },
+}
+
+pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
+    match command {
+        Command::Unresolved => unresolved::run(stack, output).await,
+        Command::Failed { since } => failed::list(stack, since.as_deref(), output).await,
+        Command::Redrive { run, failed_since } => {
+            failed::redrive(stack, run.as_deref(), failed_since.as_deref(), output).await
+        }
+    }
+}
