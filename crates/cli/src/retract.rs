@@ -9,7 +9,6 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use aws_sdk_lambda::primitives::Blob;
 use docket_core::ids::DocumentId;
 use docket_core::steps::saga::Retraction;
 use serde_json::json;
@@ -45,28 +44,13 @@ pub async fn run(stack: &Stack, args: Args, output: Output) -> anyhow::Result<()
     if args.reason.trim().is_empty() {
         bail!("--reason must say why the document is withdrawn");
     }
-    let function = stack.out("CompensateFunctionName")?;
     let payload = json!({"action": "retract", "documentId": document, "reason": args.reason});
-    let sdk = docket_aws::load_config().await;
-    let lambda = aws_sdk_lambda::Client::new(&sdk);
     let mut n = 1;
     let answer = loop {
-        let out = lambda
-            .invoke()
-            .function_name(function)
-            .payload(Blob::new(payload.to_string()))
-            .send()
-            .await
-            .with_context(|| format!("invoking {function}"))?;
-        let body = out
-            .payload()
-            .map(|b| b.as_ref().to_vec())
-            .unwrap_or_default();
-        let answer: serde_json::Value =
-            serde_json::from_slice(&body).context("the compensate function's answer")?;
-        if out.function_error().is_none() {
-            break answer;
-        }
+        let answer = match stack.invoke("CompensateFunctionName", &payload).await? {
+            Ok(answer) => break answer,
+            Err(failed) => failed,
+        };
         let error = answer["errorType"].as_str().unwrap_or("?");
         if !error.starts_with("Transient.") || n >= ATTEMPTS {
             bail!(

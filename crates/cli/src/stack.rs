@@ -61,6 +61,35 @@ impl Stack {
             .map(String::as_str)
             .with_context(|| format!("stack output {name} missing"))
     }
+
+    /// Invokes the function the output `function` names with `payload`, with the caller's
+    /// credentials (IAM decides who may): its answer, `Err` holding it when the function failed
+    /// (`errorType`, `errorMessage`).
+    pub async fn invoke(
+        &self,
+        function: &str,
+        payload: &serde_json::Value,
+    ) -> anyhow::Result<Result<serde_json::Value, serde_json::Value>> {
+        let function = self.out(function)?;
+        let lambda = aws_sdk_lambda::Client::new(&docket_aws::load_config().await);
+        let out = lambda
+            .invoke()
+            .function_name(function)
+            .payload(aws_sdk_lambda::primitives::Blob::new(payload.to_string()))
+            .send()
+            .await
+            .with_context(|| format!("invoking {function}"))?;
+        let body = out
+            .payload()
+            .map(|b| b.as_ref().to_vec())
+            .unwrap_or_default();
+        let answer =
+            serde_json::from_slice(&body).with_context(|| format!("the answer of {function}"))?;
+        Ok(match out.function_error() {
+            None => Ok(answer),
+            Some(_) => Err(answer),
+        })
+    }
 }
 
 /// Prints `value` as JSON, or `text` for people.

@@ -9,7 +9,6 @@
 //! records (the OCR step its ledger entry, and so never a second Textract job).
 
 use anyhow::{bail, Context};
-use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_sfn::types::ExecutionStatus;
 use docket_core::ids::RunId;
 use docket_core::ports::{RunStatus, Store};
@@ -248,29 +247,15 @@ async fn redrive_one(stack: &Stack, run: &str) -> anyhow::Result<Value> {
 
 /// Route's `reopen`: the failed run back to where it failed, with a `run.redriven` entry.
 async fn reopen(stack: &Stack, run: &str) -> anyhow::Result<bool> {
-    let function = stack.out("RouteFunctionName")?;
-    let lambda = aws_sdk_lambda::Client::new(&docket_aws::load_config().await);
     let payload = json!({"action": "reopen", "runId": run});
-    let out = lambda
-        .invoke()
-        .function_name(function)
-        .payload(Blob::new(payload.to_string()))
-        .send()
-        .await
-        .with_context(|| format!("invoking {function}"))?;
-    let body = out
-        .payload()
-        .map(|b| b.as_ref().to_vec())
-        .unwrap_or_default();
-    let answer: Value = serde_json::from_slice(&body).context("route's answer to reopen")?;
-    if out.function_error().is_some() {
-        bail!(
+    match stack.invoke("RouteFunctionName", &payload).await? {
+        Ok(answer) => Ok(answer["reopened"].as_bool().unwrap_or(false)),
+        Err(failed) => bail!(
             "reopen failed: {} ({})",
-            answer["errorType"].as_str().unwrap_or("?"),
-            answer["errorMessage"].as_str().unwrap_or("")
-        );
+            failed["errorType"].as_str().unwrap_or("?"),
+            failed["errorMessage"].as_str().unwrap_or("")
+        ),
     }
-    Ok(answer["reopened"].as_bool().unwrap_or(false))
 }
 
 #[cfg(test)]
