@@ -7,7 +7,9 @@
 //! exactly one of each step's audit entries for a completed run (at most one otherwise), a
 //! verified chain, a result whose hash is the one the audit log records; every unresolved run has
 //! an owner in the operator listing; and every fault rule fired (`faults`), so that the faults
-//! the outcomes are excused by did happen.
+//! the outcomes are excused by did happen. Transient faults lose no document: the 100-document
+//! soak redrives what failed (`docket ops redrive`) and ends with none failed. `redrive.rs`: a
+//! run failed past its retries completes on redrive, with one Textract job.
 
 mod faults;
 mod pinned;
@@ -336,6 +338,9 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
         {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.1}
     ]});
     let on = FaultsOn::on(&stack, chaos_rules, Some(&sdk_rules)).await;
+    let soak_start = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
     let started = Instant::now();
     let (_, documents) = drop_invoices(&stack, 100).await;
     let outcomes = settle(&stack, &documents, Duration::from_secs(900)).await;
@@ -367,6 +372,29 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
         .collect();
     assert_each_fired("SDK", &sdk_names, &sdk_fired);
 
+    // A run that failed for a technical reason is redriven, as an operator would (its steps
+    // still run on the versions with the faults, so a round may leave one failed again).
+    let mut outcomes = outcomes;
+    let mut redriven = 0;
+    for round in 1..=REDRIVE_ROUNDS {
+        let failed: Vec<String> = outcomes
+            .iter()
+            .flat_map(|o| o.runs.iter())
+            .filter(|r| s(r, "status") == "failed")
+            .map(|r| format!("{} ({})", s(r, "runId"), s(r, "error")))
+            .collect();
+        if failed.is_empty() {
+            break;
+        }
+        eprintln!("soak: redrive round {round}: {failed:?}");
+        let operator = reviewers::Session { env: Vec::new() };
+        let since = soak_start.clone();
+        let out = reviewers::docket(&operator, &["ops", "redrive", "--failed-since", &since]).await;
+        let answer = reviewers::json_of(&out);
+        redriven += answer["redriven"].as_array().map_or(0, |r| r.len());
+        outcomes = settle(&stack, &documents, RUN_DEADLINE * 2).await;
+    }
+
     let mut problems = Vec::new();
     let mut by_status: BTreeMap<String, usize> = BTreeMap::new();
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
@@ -393,18 +421,20 @@ async fn a_soak_of_100_documents_with_mixed_faults_ends_each_in_a_final_state_wi
         }
     }
     eprintln!(
-        "soak: 100 documents in {elapsed:?}: {by_status:?} (errors {errors:?}), {} unresolved",
+        "soak: 100 documents in {elapsed:?}: {by_status:?} (errors {errors:?}), {} unresolved, \
+         {redriven} redriven",
         ours.len()
     );
     assert_eq!(outcomes.len(), documents.len(), "no document lost");
     assert!(problems.is_empty(), "{problems:#?}");
-    let allowed = ["completed", "unresolved", "failed"];
+    // Transient faults lose nothing: every document completes, or waits unresolved with an
+    // owner (an OCR start whose outcome stayed unknown); none is left failed.
+    let allowed = ["completed", "unresolved"];
     assert!(
         by_status.keys().all(|k| allowed.contains(&k.as_str())),
-        "{by_status:?}"
-    );
-    assert!(
-        by_status.get("completed").copied().unwrap_or(0) >= 90,
-        "most documents complete under low-probability faults: {by_status:?}"
+        "{by_status:?}, errors {errors:?}"
     );
 }
+
+/// How many times the soak redrives what failed before it calls a failed run lost.
+const REDRIVE_ROUNDS: usize = 3;

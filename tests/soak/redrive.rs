@@ -63,6 +63,22 @@ async fn a_run_failed_past_its_retries_is_completed_by_a_redrive_with_one_textra
         )
     );
 
+    // and its status shows the technical state beside the business one: failed in PollOcr,
+    // every attempt of it failed, the OCR operation still open (accepted, its job running)
+    let status = json_of(&docket(&operator, &["status", &run]).await);
+    let one = &status["runs"][0];
+    assert_eq!(
+        (one["status"].as_str(), one["execution"]["status"].as_str()),
+        (Some("failed"), Some("FAILED"))
+    );
+    assert_eq!(one["execution"]["state"], "PollOcr", "{one:#}");
+    let polled = one["steps"].as_array().unwrap().last().unwrap();
+    assert!(
+        polled["attempts"].as_u64() > Some(1) && polled["attempts"] == polled["failures"],
+        "{polled}"
+    );
+    assert_eq!(one["obligations"][0]["status"], "accepted", "{one:#}");
+
     // when the operator redrives it, and then asks again
     let redriven = docket(&operator, &["ops", "redrive", &run]).await;
     let answer = json_of(&redriven);
@@ -92,6 +108,14 @@ async fn a_run_failed_past_its_retries_is_completed_by_a_redrive_with_one_textra
         .filter(|e| e.r#type().as_str() == "ExecutionRedriven")
         .count();
     assert_eq!(redrives, 1);
+    let status = json_of(&docket(&operator, &["status", &run]).await);
+    let one = &status["runs"][0];
+    assert_eq!(
+        (one["status"].as_str(), one["execution"]["status"].as_str()),
+        (Some("completed"), Some("SUCCEEDED"))
+    );
+    assert_eq!(one["execution"]["redriveCount"], 1);
+    assert_eq!(one["obligations"], json!([]), "{one:#}");
 
     // and the audit chain shows the failure, then the redrive, then the completion
     let actions: Vec<String> = stack

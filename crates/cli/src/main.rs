@@ -9,6 +9,7 @@ mod retract;
 mod review;
 mod show;
 mod stack;
+mod status;
 mod upload;
 mod versions;
 mod wait;
@@ -51,13 +52,17 @@ enum Command {
     Wait(wait::Args),
     /// Show a document: its runs, each with its saga journal, and its current result.
     Show(show::Args),
+    /// Where a run (or each run of a document) stands: its execution, state and attempts beside
+    /// its business status, its steps with their timings, its open obligations.
+    Status(status::Args),
     /// Read and verify audit chains.
     #[command(subcommand)]
     Audit(audit::Command),
     /// The pipeline configs: fingerprint, publish, list, show, diff.
     #[command(subcommand)]
     Config(config::Command),
-    /// What needs an operator: unresolved operations and runs, with owners.
+    /// What needs an operator: unresolved operations and runs with owners, failed executions
+    /// and their redrive.
     #[command(subcommand)]
     Ops(ops::Command),
     /// Human review: list, show, approve and reject review tasks (through the review API).
@@ -87,6 +92,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Upload(args) => upload::run(&stack, args, cli.output).await,
         Command::Wait(args) => wait::run(&stack, args, cli.output).await,
         Command::Show(args) => show::run(&stack, args, cli.output).await,
+        Command::Status(args) => status::run(&stack, args, cli.output).await,
         Command::Audit(command) => audit::run(&stack, command, cli.output).await,
         Command::Ops(command) => ops::run(&stack, command, cli.output).await,
         Command::Review(command) => review::run(&stack, command, cli.output).await,
