@@ -99,7 +99,7 @@ up() {
     export GATEWAY_LISTEN="127.0.0.1:$port" LOCALSTACK_VOLUME_DIR="$state/volume" \
       SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,sns,events,iam,sts,logs,cloudwatch,cloudformation,stepfunctions,lambda,dynamodb,textract,kms}" \
       PROVIDER_OVERRIDE_DYNAMODB=docket PROVIDER_OVERRIDE_TEXTRACT=docket \
-      LAMBDA_RUNTIME_EXECUTOR=docket-process \
+      LAMBDA_RUNTIME_EXECUTOR=docket-process LAMBDA_RETRY_BASE_DELAY="${LAMBDA_RETRY_BASE_DELAY:-10}" \
       EAGER_SERVICE_LOADING=1 DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 DNS_ADDRESS=0 \
       LOCALSTACK_CLI=0 OMP_THREAD_LIMIT=1
     exec setsid "$venv/bin/python" -m localstack.runtime.main >>"$log" 2>&1

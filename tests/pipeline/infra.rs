@@ -328,26 +328,29 @@ async fn roles_grant_no_scan_no_wildcard_action_and_star_only_where_no_resource_
 }
 
 #[tokio::test]
-async fn failed_ingest_events_go_to_the_dead_letter_queue() {
+async fn an_upload_whose_ingest_fails_every_attempt_goes_to_the_failure_queue() {
     let stack = Stack::load().await;
     let config = stack
         .lambda
-        .get_function_configuration()
+        .get_function_event_invoke_config()
         .function_name(stack.out("IngestFunctionName"))
+        .qualifier("$LATEST")
         .send()
         .await
-        .expect("ingest configuration");
+        .expect("ingest's asynchronous invocation configuration");
     let target = config
-        .dead_letter_config()
-        .and_then(|d| d.target_arn())
+        .destination_config()
+        .and_then(|d| d.on_failure())
+        .and_then(|f| f.destination())
         .unwrap_or_default();
     let queue = stack
-        .out("IngestDLQUrl")
+        .out("IngestFailureQueueUrl")
         .rsplit('/')
         .next()
         .unwrap_or_default();
     assert!(
         !queue.is_empty() && target.ends_with(&format!(":{queue}")),
-        "ingest's dead-letter target {target:?} is not the stack's DLQ {queue:?}"
+        "ingest's on-failure destination {target:?} is not the stack's queue {queue:?}"
     );
+    assert_eq!(config.maximum_retry_attempts(), Some(2));
 }

@@ -14,6 +14,7 @@
 mod faults;
 mod pinned;
 mod redrive;
+mod sweep;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -151,6 +151,23 @@ pub fn decode_event_key(encoded: &str) -> Result<String, Error> {
     String::from_utf8(out).map_err(|_| Error::BadKey("key is not UTF-8".into()))
 }
 
+/// Encodes a key as S3 events carry it, the inverse of [`decode_event_key`]: a space is `+`,
+/// every byte but an unreserved one (`A-Z a-z 0-9 - _ . ~`) and `/` is `%XX`. For an event
+/// rebuilt from a listing (`docket ops sweep --resubmit`).
+pub fn encode_event_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for b in key.bytes() {
+        match b {
+            b' ' => out.push('+'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(char::from(b))
+            }
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// Unicode format characters (general category Cf, Unicode 15.1): invisible, they make a key read
 /// differently from what it is (U+202E turns `invoice\u{202E}fdp.exe` into "invoiceexe.pdf";
 /// U+200B makes two names that look the same). Ranges, inclusive.

@@ -1,9 +1,11 @@
 //! `docket ops`: what an operator does about runs that did not end well. `unresolved`
 //! (`unresolved.rs`): every case that needs a person, with its owner and next action. `failed`
 //! and `redrive` (`failed.rs`): the executions that failed for a technical reason, and their
-//! redrive from the Task that failed.
+//! redrive from the Task that failed. `sweep` (`sweep.rs`): uploads with no run and no
+//! quarantine copy, and the queues of inbox events that were never ingested.
 
 mod failed;
+mod sweep;
 mod unresolved;
 
 use crate::stack::Stack;
@@ -34,6 +36,17 @@ pub enum Command {
         #[arg(long)]
         failed_since: Option<String>,
     },
+    /// List inbox uploads with no run and no quarantine copy (lost events), and the events queued
+    /// in IngestDLQ and IngestFailureQueue; with --resubmit, hand each to ingest again and
+    /// drain the queued events whose upload is then accounted for.
+    Sweep {
+        /// Only uploads made at or after this time (RFC 3339, or a date: 2026-12-01).
+        #[arg(long)]
+        since: Option<String>,
+        /// Resubmit each lost upload to ingest, then drain the queues.
+        #[arg(long)]
+        resubmit: bool,
+    },
 }
 
 pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
@@ -42,6 +55,9 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
         Command::Failed { since } => failed::list(stack, since.as_deref(), output).await,
         Command::Redrive { run, failed_since } => {
             failed::redrive(stack, run.as_deref(), failed_since.as_deref(), output).await
+        }
+        Command::Sweep { since, resubmit } => {
+            sweep::sweep(stack, since.as_deref(), resubmit, output).await
         }
     }
 }

@@ -173,3 +173,21 @@ fn inbox_keys_name_a_tenant_and_reject_traversal_and_empty_segments() {
 }
 
 mod edges;
+
+#[test]
+fn an_encoded_key_decodes_to_itself() {
+    for key in [
+        "inbox/acme/my file.pdf",
+        "inbox/acme/a+b%c.pdf",
+        "inbox/acme/résumé (1).png",
+        "inbox/acme/x~y_z-1.2.pdf",
+    ] {
+        let encoded = encode_event_key(key);
+        assert!(!encoded.contains(' '), "{encoded}");
+        assert_eq!(decode_event_key(&encoded).unwrap(), key);
+    }
+    assert_eq!(
+        encode_event_key("inbox/acme/my file+1.pdf"),
+        "inbox/acme/my+file%2B1.pdf"
+    );
+}
