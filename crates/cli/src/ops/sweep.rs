@@ -22,8 +22,11 @@ use serde_json::{json, Value};
 use crate::stack::{print, Stack};
 use crate::Output;
 
-/// The queues of lost inbox events, by the stack output that names them.
-const QUEUES: [&str; 2] = ["IngestDLQUrl", "IngestFailureQueueUrl"];
+/// The queues of lost inbox events: each one's name, and the stack output with its URL.
+const QUEUES: [(&str, &str); 2] = [
+    ("IngestDLQ", "IngestDLQUrl"),
+    ("IngestFailureQueue", "IngestFailureQueueUrl"),
+];
 
 /// How long a message read by the sweep stays invisible to another reader (seconds).
 const VISIBILITY_SECONDS: i32 = 30;
@@ -33,7 +36,9 @@ type Upload = (String, String);
 
 /// A queued event of a lost upload.
 struct Queued {
+    /// The queue's name and URL.
     queue: &'static str,
+    url: String,
     receipt: String,
     event: Value,
 }
@@ -71,8 +76,8 @@ pub fn rebuilt_event(bucket: &str, (key, version): &Upload, size: i64, modified:
 
 async fn read_queues(stack: &Stack, sqs: &aws_sdk_sqs::Client) -> anyhow::Result<Vec<Queued>> {
     let mut out = Vec::new();
-    for queue in QUEUES {
-        let url = stack.out(queue)?;
+    for (queue, output) in QUEUES {
+        let url = stack.out(output)?;
         loop {
             let page = sqs
                 .receive_message()
@@ -89,6 +94,7 @@ async fn read_queues(stack: &Stack, sqs: &aws_sdk_sqs::Client) -> anyhow::Result
                 let body: Value = serde_json::from_str(message.body().unwrap_or("null"))?;
                 out.push(Queued {
                     queue,
+                    url: url.to_string(),
                     receipt: message.receipt_handle().unwrap_or_default().to_string(),
                     event: body,
                 });
@@ -194,28 +200,35 @@ pub async fn sweep(
         version_marker = page.next_version_id_marker().map(String::from);
     }
     let mut resubmitted = Vec::new();
+    // Uploads ingest has just taken (a run started or found, or quarantined): accounted for,
+    // whatever an index read right after would say.
+    let mut taken: Vec<Upload> = Vec::new();
     if resubmit {
-        for ((key, version), _, event) in &lost {
+        for (upload, _, event) in &lost {
+            let (key, version) = upload;
             eprintln!("sweep: resubmitting {key} ({version})");
             let answer = match stack.invoke("IngestFunctionName", event).await? {
-                Ok(answer) => json!({"key": key, "versionId": version, "ingest": answer}),
+                Ok(answer) => {
+                    taken.push(upload.clone());
+                    json!({"key": key, "versionId": version, "ingest": answer})
+                }
                 Err(failed) => json!({"key": key, "versionId": version, "failed": failed}),
             };
             resubmitted.push(answer);
         }
     }
     // A queued event is done with once its upload is accounted for (resubmitted now, or
-    // ingested since it was queued).
-    // Every other message is made visible again at once, for the next sweep.
-    let mut drained = 0;
+    // ingested since it was queued); every other message is made visible again at once, for
+    // the next sweep.
+    let mut drained = Vec::new();
     for q in &queued {
         let done = match queued_upload(&q.event) {
             Some((upload, _)) if resubmit => {
-                accounted_for(stack, &mut runs, &upload).await?.is_some()
+                taken.contains(&upload) || accounted_for(stack, &mut runs, &upload).await?.is_some()
             }
             _ => false,
         };
-        let url = stack.out(q.queue)?;
+        let url = &q.url;
         if done {
             sqs.delete_message()
                 .queue_url(url)
@@ -223,7 +236,8 @@ pub async fn sweep(
                 .send()
                 .await
                 .with_context(|| format!("deleting a message of {}", q.queue))?;
-            drained += 1;
+            let upload = queued_upload(&q.event).map(|(u, _)| u).unwrap_or_default();
+            drained.push(json!({"queue": q.queue, "key": upload.0, "versionId": upload.1}));
         } else {
             sqs.change_message_visibility()
                 .queue_url(url)
@@ -247,10 +261,11 @@ pub async fn sweep(
     let value = json!({
         "checked": seen,
         "lost": lost_json,
-        "queued": {"IngestDLQ": count(QUEUES[0]), "IngestFailureQueue": count(QUEUES[1])},
+        "queued": {"IngestDLQ": count(QUEUES[0].0), "IngestFailureQueue": count(QUEUES[1].0)},
         "resubmitted": resubmitted,
         "drained": drained,
     });
+    let drained = drained.len();
     print(output, &value, || {
         let mut lines: Vec<String> = lost_json
             .iter()
