@@ -220,3 +220,57 @@ async fn the_state_machine_definition_is_valid_for_step_functions() {
 
     assert_eq!(out.result().as_str(), "OK", "{:?}", out.diagnostics());
 }
+
+#[tokio::test]
+async fn an_invalid_invoice_ends_its_execution_in_success_with_its_business_status() {
+    // given an invoice without its total
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let mut lines = invoice_lines("INV-2026-0043", "10.00");
+    lines.retain(|l| !l.starts_with("Total"));
+    let name = "no-total.pdf";
+    let document = Stack::document_id(&tenant, name);
+    stack
+        .upload(&format!("inbox/{tenant}/{name}"), invoice_pdf(&lines))
+        .await;
+
+    // then the run is invalid, with the validation report that says why
+    let runs = stack.wait_for_runs(&document, 1).await;
+    let run = &runs[0];
+    assert_eq!(
+        (s(run, "status"), s(run, "error")),
+        (
+            "invalid".to_string(),
+            "Business.DocumentInvalid".to_string()
+        )
+    );
+    assert!(run["outputs"].as_m().unwrap().contains_key("validation"));
+
+    // and its execution succeeded with that status: a business outcome, not a technical
+    // failure (Step Functions counts no ExecutionsFailed; nothing to redrive)
+    let run_id = s(run, "runId");
+    assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
+    let output = stack
+        .sfn
+        .describe_execution()
+        .execution_arn(stack.execution_arn(&run_id))
+        .send()
+        .await
+        .expect("describe the execution")
+        .output()
+        .map(|o| serde_json::from_str::<Value>(o).unwrap())
+        .unwrap_or_default();
+    assert_eq!(output["status"], "invalid", "{output}");
+    assert_eq!(output["error"], "Business.DocumentInvalid", "{output}");
+    let actions: Vec<String> = stack
+        .audit(&document)
+        .await
+        .iter()
+        .map(|e| e.draft.action.clone())
+        .collect();
+    assert!(
+        actions.contains(&"validation.completed".to_string()),
+        "the chain is there: {actions:?}"
+    );
+    assert!(!actions.contains(&"run.failed".to_string()), "{actions:?}");
+}
