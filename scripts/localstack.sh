@@ -88,6 +88,11 @@ up() {
   if healthy; then
     say "something else already answers on 127.0.0.1:$port; not starting a second LocalStack"; exit 1
   fi
+  # Local Textract runs these; without them every OCR job would fail, and every document would
+  # end as unreadable (a business outcome) instead of the machine being named as the problem.
+  for tool in tesseract pdftoppm; do
+    command -v "$tool" >/dev/null || { say "$tool is missing: run make setup"; exit 1; }
+  done
   say "starting on 127.0.0.1:$port (log: $log)"
   : > "$log"
   (
