@@ -24,6 +24,16 @@ pub async fn reviewer(tenant: &str, name: &str) -> Session {
     session_of_role(&format!("{}{tenant}", role_prefix()), name).await
 }
 
+/// Assumes the stack's operator role (stack output `OperatorRoleName`) as `name`.
+pub async fn operator(name: &str) -> Session {
+    let text = std::fs::read_to_string(outputs_path()).expect("the stack's outputs file");
+    let outputs: Value = serde_json::from_str(&text).expect("outputs JSON");
+    let role = outputs["OperatorRoleName"]
+        .as_str()
+        .expect("stack output OperatorRoleName");
+    session_of_role(role, name).await
+}
+
 /// A session of role `role` (of the LocalStack account) named `name`.
 pub async fn session_of_role(role: &str, name: &str) -> Session {
     let cfg = util::aws().await;

@@ -379,4 +379,63 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
         .contains(Step::Ocr.operation(&input.run_id).as_str()));
     let chain = stack.audit(&input.document_id).await;
     assert_eq!(count_actions(&chain, "ocr.unresolved"), 1);
+
+    resolved_by_an_operator_once(&stack, &input, &clean, &ledger).await;
+}
+
+/// `docket ops resolve` on the unresolved operation of `input`: refused to a reviewer and to
+/// the account's admin credentials, recorded once for the operator (ledger, run, chain), the
+/// run gone from the unresolved list, a second resolve refused.
+async fn resolved_by_an_operator_once(
+    stack: &Stack,
+    input: &RunInput,
+    store: &DynamoStore,
+    ledger: &DynamoLedger,
+) {
+    use docket_core::ports::{RunStatus, Store};
+    use docket_e2e::reviewers::{docket, json_of, operator, reviewer, Session};
+    let op = Step::Ocr.operation(&input.run_id);
+    let args = [
+        "ops",
+        "resolve",
+        op.as_str(),
+        "--note",
+        "no Textract job; re-uploaded",
+    ];
+    let as_reviewer = docket(&reviewer("acme", "alice").await, &args).await;
+    let as_admin = docket(&Session { env: Vec::new() }, &args).await;
+    let olivia = operator("olivia").await;
+    let first = docket(&olivia, &args).await;
+    let second = docket(&olivia, &args).await;
+    let listed = json_of(&docket(&Session { env: Vec::new() }, &["ops", "unresolved"]).await);
+
+    for refused in [&as_reviewer, &as_admin] {
+        assert!(!refused.status.success());
+        assert_eq!(json_of(refused)["error"], "Forbidden", "{refused:?}");
+    }
+    assert!(first.status.success(), "{first:?}");
+    assert_eq!(json_of(&first)["resolvedBy"], "olivia");
+    assert!(!second.status.success());
+    assert_eq!(json_of(&second)["error"], "Conflict.AlreadyDecided");
+    let rec = ledger.get(&op).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Resolved);
+    assert_eq!(rec.resolved_by.as_deref(), Some("olivia"));
+    let run = store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Resolved);
+    let chain = stack.audit(&input.document_id).await;
+    let resolved: Vec<_> = chain
+        .iter()
+        .filter(|e| e.draft.action == "operation.resolved")
+        .collect();
+    assert_eq!(resolved.len(), 1, "one decision in the chain");
+    assert_eq!(resolved[0].draft.detail["operator"], "olivia");
+    assert!(resolved[0].draft.detail["principal"]
+        .as_str()
+        .unwrap()
+        .ends_with("/olivia"));
+    let cases = listed["unresolved"].as_array().unwrap();
+    assert!(
+        !cases.iter().any(|c| c["runId"] == input.run_id.as_str()),
+        "the resolved run is still listed: {listed}"
+    );
 }

@@ -11,7 +11,8 @@
 //! - **accepted**: a provider holds the work (its job id is recorded), so a takeover reconciles
 //!   that job instead of starting another;
 //! - **failed** records the error's taxonomy name and replays it; **unresolved** names an owner
-//!   and a next action and stops every automatic attempt ([`Error::Unresolved`]);
+//!   and a next action and stops every automatic attempt ([`Error::Unresolved`]); **resolved**
+//!   records that owner's decision ([`Write::Resolve`], `docket ops resolve`): who, and why;
 //! - **retention** is explicit: a record past `expires_at` is never silently reused, even before
 //!   DynamoDB's TTL deletes it ([`Error::RetentionExpired`]); Powertools instead overwrites it.
 //!
@@ -39,6 +40,9 @@ pub enum LedgerStatus {
     Failed,
     /// The outcome could not be established; an owner must decide.
     Unresolved,
+    /// An operator decided an unresolved operation (who and why are recorded); no automatic
+    /// attempt follows.
+    Resolved,
 }
 
 impl LedgerStatus {
@@ -50,6 +54,7 @@ impl LedgerStatus {
             LedgerStatus::Completed => "completed",
             LedgerStatus::Failed => "failed",
             LedgerStatus::Unresolved => "unresolved",
+            LedgerStatus::Resolved => "resolved",
         }
     }
 
@@ -61,6 +66,7 @@ impl LedgerStatus {
             LedgerStatus::Completed,
             LedgerStatus::Failed,
             LedgerStatus::Unresolved,
+            LedgerStatus::Resolved,
         ]
         .into_iter()
         .find(|status| status.as_str() == s)
@@ -117,6 +123,10 @@ pub struct OperationRecord {
     pub owner: Option<String>,
     /// What that owner should do next.
     pub next_action: Option<String>,
+    /// The operator who resolved it (the id of their verified operator role session).
+    pub resolved_by: Option<String>,
+    /// Their note: what they found and decided.
+    pub resolution: Option<String>,
     /// The first claim (unix seconds).
     pub created_at: i64,
     /// End of retention (unix seconds; DynamoDB's TTL attribute). After it, a claim is refused.
@@ -169,7 +179,7 @@ pub(crate) fn recorded_error(name: &str, detail: String) -> Error {
 /// 2. past retention (`now > expires_at`) → [`Error::RetentionExpired`], whatever it holds;
 /// 3. another fingerprint → [`Error::ParametersChanged`] (nothing is overwritten);
 /// 4. completed → [`Claimed::AlreadyDone`]; failed → its recorded error; unresolved →
-///    [`Error::Unresolved`];
+///    [`Error::Unresolved`]; resolved → [`Error::AlreadyDecided`] (an operator closed it);
 /// 5. in progress or accepted with a live lease (`lease_expires_at >= now`) →
 ///    [`Error::InProgress`]; with an expired one → [`Claimed::TakenOver`] with fence + 1.
 ///
@@ -208,6 +218,10 @@ pub fn decide_claim(
             "operation {op} is unresolved; owner {}, next action: {}",
             rec.owner.as_deref().unwrap_or("?"),
             rec.next_action.as_deref().unwrap_or("?")
+        ))),
+        LedgerStatus::Resolved => Err(Error::AlreadyDecided(format!(
+            "operation {op} was resolved by operator {}; no automatic attempt follows",
+            rec.resolved_by.as_deref().unwrap_or("?")
         ))),
         LedgerStatus::InProgress | LedgerStatus::Accepted if rec.lease_expires_at >= now => {
             Err(Error::InProgress(format!(
@@ -257,6 +271,8 @@ pub fn claimed_record(
         error: None,
         owner: None,
         next_action: None,
+        resolved_by: None,
+        resolution: None,
         created_at: now,
         expires_at: 0,
     });
@@ -300,6 +316,14 @@ pub enum Write {
         /// What they should do.
         next_action: String,
     },
+    /// Unresolved → resolved: an operator's decision (`steps::resolve`). Not a holder's write:
+    /// the operator writes with the fence they read, so that no claim can slip in between.
+    Resolve {
+        /// The operator (their verified id).
+        by: String,
+        /// What they found and decided.
+        note: String,
+    },
 }
 
 /// The note of the attempt a [`Write::Ambiguous`] appends.
@@ -318,6 +342,7 @@ impl Write {
     pub fn from_statuses(&self) -> &'static [LedgerStatus] {
         match self {
             Write::Accept { .. } | Write::Ambiguous => &[LedgerStatus::InProgress],
+            Write::Resolve { .. } => &[LedgerStatus::Unresolved],
             _ => &[LedgerStatus::InProgress, LedgerStatus::Accepted],
         }
     }
@@ -330,6 +355,7 @@ impl Write {
             Write::Complete { .. } => LedgerStatus::Completed,
             Write::Fail { .. } => LedgerStatus::Failed,
             Write::MarkUnresolved { .. } => LedgerStatus::Unresolved,
+            Write::Resolve { .. } => LedgerStatus::Resolved,
         }
     }
 
@@ -341,6 +367,7 @@ impl Write {
             Write::Complete { result_hash, .. } => format!("completed, result hash {result_hash}"),
             Write::Fail { error } => format!("failed with {error}"),
             Write::MarkUnresolved { owner, .. } => format!("unresolved, owner {owner}"),
+            Write::Resolve { by, .. } => format!("resolved by operator {by}"),
         }
     }
 
@@ -363,6 +390,9 @@ impl Write {
                 Write::MarkUnresolved { owner, next_action } => {
                     rec.owner.as_ref() == Some(owner)
                         && rec.next_action.as_ref() == Some(next_action)
+                }
+                Write::Resolve { by, note } => {
+                    rec.resolved_by.as_ref() == Some(by) && rec.resolution.as_ref() == Some(note)
                 }
             }
     }
@@ -442,6 +472,10 @@ pub fn apply_write(rec: &mut OperationRecord, fence: u64, write: &Write, now: i6
         Write::MarkUnresolved { owner, next_action } => {
             rec.owner = Some(owner.clone());
             rec.next_action = Some(next_action.clone());
+        }
+        Write::Resolve { by, note } => {
+            rec.resolved_by = Some(by.clone());
+            rec.resolution = Some(note.clone());
         }
     }
     rec.attempts.push(Attempt {

@@ -18,7 +18,6 @@ use docket_core::ports::{
     HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
     HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
-use docket_core::review::identity::Reviewers;
 use docket_core::steps::{Clock, Context, Layout};
 use docket_core::Error;
 
@@ -167,15 +166,6 @@ impl WithSaga for Compensation {
     fn saga(&self) -> &Saga {
         &self.saga
     }
-}
-
-/// Who the review API takes for a reviewer: `REVIEWER_ROLE_PREFIX` and `REVIEWER_ACCOUNT_ID`
-/// (both set by the template; no default, so a misconfigured function refuses everyone).
-pub fn reviewers_from_env() -> Result<Reviewers, Error> {
-    Ok(Reviewers {
-        role_prefix: env("REVIEWER_ROLE_PREFIX")?,
-        account: env("REVIEWER_ACCOUNT_ID")?,
-    })
 }
 
 impl<X: Extra> Deps<X> {

@@ -1,17 +1,16 @@
-//! review-api: the review API behind the function URL (reviewers only, only through the URL).
-//! See `docket_lambda::review_api`.
+//! review-api: the API people call, behind the function URL (reviewers and operators only, only
+//! through the URL). See `docket_lambda::review_api`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc
 
-use docket_lambda::deps::reviewers_from_env;
 use docket_lambda::handlers::review::Deps;
-use docket_lambda::review_api::handle;
+use docket_lambda::review_api::{handle, Callers};
 use docket_lambda::{init_tracing, serve};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    let reviewers = reviewers_from_env()?;
-    serve(|payload| handle(&deps, &deps.ctx, &reviewers, payload)).await
+    let callers = Callers::from_env()?;
+    serve(|payload| handle(&deps, &deps.ctx, &callers, payload)).await
 }

@@ -75,6 +75,13 @@ pub const FAIL_UPDATE: &str =
 pub const UNRESOLVED_UPDATE: &str = "SET #status = :to, #owner = :owner, \
      nextAction = :nextAction, attempts = list_append(attempts, :attempt)";
 
+/// The condition of a resolution: the fence the operator read, unresolved.
+pub const RESOLVE_CONDITION: &str = "fence = :fence AND #status = :unresolved";
+
+/// Resolved: the operator and their note.
+pub const RESOLVE_UPDATE: &str = "SET #status = :to, resolvedBy = :by, resolution = :note, \
+     attempts = list_append(attempts, :attempt)";
+
 /// The operator listing's filter (a scan: an operator tool, not a hot path).
 pub const UNRESOLVED_FILTER: &str = "#status = :unresolved";
 
@@ -137,6 +144,8 @@ pub fn record_from(item: &Item) -> Result<OperationRecord, Error> {
         error: opt_str(item, "error").map(str::to_string),
         owner: opt_str(item, "owner").map(str::to_string),
         next_action: opt_str(item, "nextAction").map(str::to_string),
+        resolved_by: opt_str(item, "resolvedBy").map(str::to_string),
+        resolution: opt_str(item, "resolution").map(str::to_string),
         created_at: get_n(item, "createdAt")?,
         expires_at: get_n(item, "expiresAt")?,
     })
@@ -165,19 +174,21 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
         Write::Complete { .. } => (FINISH_CONDITION, COMPLETE_UPDATE),
         Write::Fail { .. } => (FINISH_CONDITION, FAIL_UPDATE),
         Write::MarkUnresolved { .. } => (FINISH_CONDITION, UNRESOLVED_UPDATE),
+        Write::Resolve { .. } => (RESOLVE_CONDITION, RESOLVE_UPDATE),
     };
     let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
     let mut values = HashMap::from([
         (":fence".to_string(), n(fence)),
         (
-            ":inProgress".to_string(),
-            s(LedgerStatus::InProgress.as_str()),
-        ),
-        (
             ":attempt".to_string(),
             attempt_value(now, Some(fence), &write.note()),
         ),
     ]);
+    if condition == RESOLVE_CONDITION {
+        values.insert(":unresolved".into(), s(LedgerStatus::Unresolved.as_str()));
+    } else {
+        values.insert(":inProgress".into(), s(LedgerStatus::InProgress.as_str()));
+    }
     if condition == FINISH_CONDITION {
         values.insert(":accepted".into(), s(LedgerStatus::Accepted.as_str()));
     }
@@ -207,6 +218,10 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
             names.insert("#owner".into(), "owner".into());
             values.insert(":owner".into(), s(owner));
             values.insert(":nextAction".into(), s(next_action));
+        }
+        Write::Resolve { by, note } => {
+            values.insert(":by".into(), s(by));
+            values.insert(":note".into(), s(note));
         }
     }
     WriteExpression {

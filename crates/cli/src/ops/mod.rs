@@ -2,9 +2,11 @@
 //! (`unresolved.rs`): every case that needs a person, with its owner and next action. `failed`
 //! and `redrive` (`failed.rs`): the executions that failed for a technical reason, and their
 //! redrive from the Task that failed. `sweep` (`sweep.rs`): uploads with no run and no
-//! quarantine copy, and the queues of inbox events that were never ingested.
+//! quarantine copy, and the queues of inbox events that were never ingested. `resolve`
+//! (`resolve.rs`): an operator's decision on an unresolved operation, through the review API.
 
 mod failed;
+mod resolve;
 mod sweep;
 mod unresolved;
 
@@ -36,6 +38,19 @@ pub enum Command {
         #[arg(long)]
         failed_since: Option<String>,
     },
+    /// Record your decision on an unresolved operation (from `docket ops unresolved`): the
+    /// operation and its run become `resolved`, with you (the operator role session that signs
+    /// the request) and the note in the ledger and the audit chain. A second resolve is refused.
+    Resolve {
+        /// The operation (`op-` + 32 hex).
+        operation: String,
+        /// What you found and decided (1 to 2000 characters).
+        #[arg(long)]
+        note: String,
+        /// Its run, when it is not an unresolved run (found from the operation otherwise).
+        #[arg(long)]
+        run: Option<String>,
+    },
     /// List inbox uploads with no run and no quarantine copy (lost events), and the events queued
     /// in IngestDLQ and IngestFailureQueue; with --resubmit, hand each to ingest again and
     /// drain the queued events whose upload is then accounted for.
@@ -56,6 +71,11 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
         Command::Redrive { run, failed_since } => {
             failed::redrive(stack, run.as_deref(), failed_since.as_deref(), output).await
         }
+        Command::Resolve {
+            operation,
+            note,
+            run,
+        } => resolve::resolve(stack, &operation, run.as_deref(), &note, output).await,
         Command::Sweep { since, resubmit } => {
             sweep::sweep(stack, since.as_deref(), resubmit, output).await
         }

@@ -28,7 +28,7 @@ const DEFAULT_GATEWAY: (&str, u16) = ("127.0.0.1", 4566);
 
 /// `base` (the function URL) with `path` and `query`; the base's own path is kept as a
 /// directory whether or not it ends with `/`.
-pub(super) fn api_url(base: &Url, path: &str, query: &[(&str, String)]) -> anyhow::Result<Url> {
+pub(crate) fn api_url(base: &Url, path: &str, query: &[(&str, String)]) -> anyhow::Result<Url> {
     let mut base = base.clone();
     if !base.path().ends_with('/') {
         let dir = format!("{}/", base.path());
@@ -156,15 +156,15 @@ fn gateway_addr(host: &str, port: u16) -> anyhow::Result<SocketAddr> {
 }
 
 /// A signed-request client of the review API.
-pub(super) struct Api {
-    pub(super) base: Url,
+pub(crate) struct Api {
+    pub(crate) base: Url,
     http: reqwest::Client,
     credentials: Credentials,
     region: String,
 }
 
 impl Api {
-    pub(super) async fn connect(url: &str) -> anyhow::Result<Api> {
+    pub(crate) async fn connect(url: &str) -> anyhow::Result<Api> {
         let base = Url::parse(url).with_context(|| format!("ReviewApiUrl {url:?} is not a URL"))?;
         let mut http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
@@ -192,7 +192,7 @@ impl Api {
     }
 
     /// Sends a signed request: the JSON answer of a 2xx, or the API's refusal.
-    pub(super) async fn call(
+    pub(crate) async fn call(
         &self,
         method: &'static str,
         url: Url,

@@ -8,10 +8,10 @@
 //! would print one: JSON output is the typed [`ReviewTask`](docket_core::review::ReviewTask)
 //! serialized again, which has no token field, not the raw answer.
 
-mod api;
+pub(crate) mod api;
 #[cfg(test)]
 mod fixtures;
-mod refusal;
+pub(crate) mod refusal;
 mod render;
 
 use std::collections::BTreeMap;

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 /// what the function URL itself answers (403 `{"Message": "Forbidden"}`), or anything else a
 /// proxy may put there.
 #[derive(Debug)]
-pub(super) struct Refusal {
+pub(crate) struct Refusal {
     status: u16,
     error: String,
     message: String,
@@ -43,7 +43,7 @@ impl Refusal {
     }
 
     /// The error body for `--output json`: the contract's fields and the HTTP status.
-    pub(super) fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         let mut v = json!({
             "error": self.error,
             "message": self.message,
@@ -57,7 +57,7 @@ impl Refusal {
 
     /// The message the command fails with: the error's name and message, and what the
     /// recorded task says (who decided what and when; when and why it expired).
-    pub(super) fn explain(&self, task: Option<&TaskId>) -> String {
+    pub(crate) fn explain(&self, task: Option<&TaskId>) -> String {
         let mut msg = if self.message.is_empty() || self.message == self.error {
             format!("review API: {} (HTTP {})", self.error, self.status)
         } else {

@@ -45,6 +45,9 @@ pub enum RunStatus {
     /// Completed, then withdrawn by an operator (`docket retract`): every effect undone, the
     /// previous version's result current again.
     Retracted,
+    /// Was `unresolved`; an operator decided it (`docket ops resolve`): the decision is in the
+    /// ledger and the audit chain.
+    Resolved,
 }
 
 impl RunStatus {
@@ -63,6 +66,7 @@ impl RunStatus {
             RunStatus::Compensated => "compensated",
             RunStatus::CompensationFailed => "compensation_failed",
             RunStatus::Retracted => "retracted",
+            RunStatus::Resolved => "resolved",
         }
     }
 }

@@ -9,6 +9,10 @@
 //! and `sts:SourceIdentity` must equal the caller's `${aws:username}`); this module trusts it only
 //! as far as that policy does. Any other principal (a user, another role, the account root, a
 //! role of another account) is not a reviewer. The tenant is never taken from the request.
+//!
+//! Operators, who resolve unresolved operations through the same API (`docket ops resolve`),
+//! act through one role of the stack's account (by default `<stack>-operator`), with their id
+//! as the session name, pinned by its trust policy the same way ([`Operators`]).
 
 use super::Reviewer;
 use crate::ids::Tenant;
@@ -52,11 +56,49 @@ pub fn reviewer_from_principal(principal_arn: &str, role_prefix: &str) -> Result
     parse_session(principal_arn, role_prefix).map(|(_, r)| r)
 }
 
-/// The account and reviewer of an assumed reviewer role session ARN.
-fn parse_session<'a>(
-    principal_arn: &'a str,
-    role_prefix: &str,
-) -> Result<(&'a str, Reviewer), Error> {
+/// Which principals are operators: sessions of the role `role` of `account`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operators {
+    /// The operator role's name (`OPERATOR_ROLE_NAME`).
+    pub role: String,
+    /// The stack's account id (`REVIEWER_ACCOUNT_ID`).
+    pub account: String,
+}
+
+/// An operator: the session name of their operator role session, and that session's ARN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operator {
+    /// Their id (the role session name).
+    pub id: String,
+    /// The verified principal ARN.
+    pub principal: String,
+}
+
+impl Operators {
+    /// The operator behind `principal_arn`, signed by `caller_account`, or `Fatal.BadInput`
+    /// naming why it is not one.
+    pub fn operator(&self, principal_arn: &str, caller_account: &str) -> Result<Operator, Error> {
+        let refuse = |why: &str| Error::BadInput(format!("caller is not a docket operator: {why}"));
+        let (account, role, session) = role_session(principal_arn).map_err(&refuse)?;
+        if caller_account != self.account || account != self.account {
+            return Err(refuse("not of the stack's account"));
+        }
+        if role != self.role {
+            return Err(refuse("not the operator role"));
+        }
+        let n = session.chars().count();
+        if n == 0 || n > 64 || session.chars().any(char::is_control) {
+            return Err(refuse("no valid role session name"));
+        }
+        Ok(Operator {
+            id: session.to_string(),
+            principal: principal_arn.to_string(),
+        })
+    }
+}
+
+/// The account, role name and session name of an assumed-role session ARN, or why it is not one.
+fn role_session(principal_arn: &str) -> Result<(&str, &str, &str), &'static str> {
     let mut parts = principal_arn.splitn(6, ':');
     let (arn, _partition, service, _region, account, resource) = (
         parts.next(),
@@ -67,20 +109,27 @@ fn parse_session<'a>(
         parts.next(),
     );
     if arn != Some("arn") || service != Some("sts") {
-        return Err(refuse("not an assumed-role session"));
+        return Err("not an assumed-role session");
     }
-    let resource = resource.unwrap_or_default();
-    let Some(rest) = resource.strip_prefix("assumed-role/") else {
-        return Err(refuse("not an assumed-role session"));
-    };
-    let Some((role, session)) = rest.split_once('/') else {
-        return Err(refuse("no role session name"));
-    };
+    let rest = resource
+        .unwrap_or_default()
+        .strip_prefix("assumed-role/")
+        .ok_or("not an assumed-role session")?;
+    let (role, session) = rest.split_once('/').ok_or("no role session name")?;
+    Ok((account.unwrap_or_default(), role, session))
+}
+
+/// The account and reviewer of an assumed reviewer role session ARN.
+fn parse_session<'a>(
+    principal_arn: &'a str,
+    role_prefix: &str,
+) -> Result<(&'a str, Reviewer), Error> {
+    let (account, role, session) = role_session(principal_arn).map_err(refuse)?;
     let Some(tenant) = role.strip_prefix(role_prefix) else {
         return Err(refuse("not a reviewer role"));
     };
     let tenant = Tenant::parse(tenant).map_err(|_| refuse("the role names no valid tenant"))?;
-    Ok((account.unwrap_or_default(), Reviewer::new(session, tenant)?))
+    Ok((account, Reviewer::new(session, tenant)?))
 }
 
 #[cfg(test)]
@@ -150,5 +199,56 @@ mod tests {
 
         assert_eq!(r.tenant.as_str(), "globex");
         assert!(stack.reviewer(other_stack, "1").is_err());
+    }
+
+    fn operators() -> Operators {
+        Operators {
+            role: "docket-operator".into(),
+            account: "000000000000".into(),
+        }
+    }
+
+    #[test]
+    fn a_session_of_the_operator_role_is_that_operator() {
+        let arn = "arn:aws:sts::000000000000:assumed-role/docket-operator/olivia";
+
+        let op = operators().operator(arn, "000000000000").unwrap();
+
+        assert_eq!((op.id.as_str(), op.principal.as_str()), ("olivia", arn));
+    }
+
+    #[test]
+    fn reviewers_and_other_principals_are_not_operators() {
+        for (arn, account) in [
+            (
+                "arn:aws:sts::000000000000:assumed-role/docket-reviewer-acme/alice",
+                "000000000000",
+            ),
+            (
+                "arn:aws:sts::000000000000:assumed-role/docket-operator-x/olivia",
+                "000000000000",
+            ),
+            (
+                "arn:aws:iam::000000000000:role/docket-operator",
+                "000000000000",
+            ),
+            ("arn:aws:iam::000000000000:root", "000000000000"),
+            (
+                "arn:aws:sts::999999999999:assumed-role/docket-operator/olivia",
+                "000000000000",
+            ),
+            (
+                "arn:aws:sts::000000000000:assumed-role/docket-operator/olivia",
+                "999999999999",
+            ),
+            (
+                "arn:aws:sts::000000000000:assumed-role/docket-operator/",
+                "000000000000",
+            ),
+        ] {
+            let err = operators().operator(arn, account).unwrap_err();
+            assert_eq!(err.name(), "Fatal.BadInput", "{arn}");
+            assert!(err.to_string().contains("not a docket operator"), "{err}");
+        }
     }
 }

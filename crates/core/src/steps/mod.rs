@@ -7,6 +7,7 @@ pub mod ocr;
 pub mod payable;
 pub mod recover;
 pub mod reprocess;
+pub mod resolve;
 pub mod review;
 pub mod route;
 pub mod saga;

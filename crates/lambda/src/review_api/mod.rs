@@ -1,5 +1,7 @@
-//! The review-api function: the review API behind its function URL (`AuthType: AWS_IAM`),
-//! `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}/decision`.
+//! The review-api function: the API people call, behind its function URL (`AuthType:
+//! AWS_IAM`). Reviewers: `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}/decision`
+//! (`tasks.rs`). Operators: `POST /operations/{id}/resolution` (`operations.rs`, `docket ops
+//! resolve`).
 //!
 //! It serves function URL requests only: anything else (the state machine's `open` /
 //! `escalate`, a hand-made event) is refused as `Fatal.BadInput` before any port is touched.
@@ -8,18 +10,21 @@
 //! emulation refuses a direct Invoke of it): an event's content cannot prove where it came from.
 //!
 //! Who the caller is and which tenant they act for comes from the authenticated caller
-//! (`requestContext.authorizer.iam`: an assumed `<prefix><tenant>` role of the stack's account,
-//! see `docket_core::review::identity`), never from the request. The token is never returned,
+//! (`requestContext.authorizer.iam`: an assumed `<prefix><tenant>` role of the stack's account
+//! for a reviewer, a session of the operator role for an operator, see
+//! `docket_core::review::identity`), never from the request; a reviewer is not an operator
+//! and an operator is not a reviewer. The token is never returned,
 //! logged or put in an error. Every answer is an HTTP response, errors included: a client's
 //! error is its name and message with a status ([`status_of`]); any other (a dependency failing,
 //! an internal error) is its name and a generic message, the detail only in the log.
 
+mod operations;
 mod tasks;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::{ErrorKind, Family};
-use docket_core::ports::{HasCallback, HasReviews, HasStore};
-use docket_core::review::identity::Reviewers;
+use docket_core::ports::{HasCallback, HasLedger, HasReviews, HasStore};
+use docket_core::review::identity::{Operators, Reviewers};
 use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
@@ -30,12 +35,39 @@ use crate::Failure;
 /// hundred; anything near this is not one. Larger bodies answer 413.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
+/// Who may call: reviewers and operators of this stack.
+#[derive(Debug, Clone)]
+pub struct Callers {
+    /// Reviewers (`REVIEWER_ROLE_PREFIX`, `REVIEWER_ACCOUNT_ID`).
+    pub reviewers: Reviewers,
+    /// Operators (`OPERATOR_ROLE_NAME`, `REVIEWER_ACCOUNT_ID`).
+    pub operators: Operators,
+}
+
+impl Callers {
+    /// From the environment (all set by the template; no default, so a misconfigured function
+    /// refuses everyone).
+    pub fn from_env() -> Result<Self, Error> {
+        let account = docket_aws::env("REVIEWER_ACCOUNT_ID")?;
+        Ok(Callers {
+            reviewers: Reviewers {
+                role_prefix: docket_aws::env("REVIEWER_ROLE_PREFIX")?,
+                account: account.clone(),
+            },
+            operators: Operators {
+                role: docket_aws::env("OPERATOR_ROLE_NAME")?,
+                account,
+            },
+        })
+    }
+}
+
 /// Serves one invocation: a function URL request (payload format 2.0) gets its HTTP answer; any
 /// other payload is refused as `Fatal.BadInput`.
 pub async fn handle(
-    ports: &(impl HasStore + HasReviews + HasCallback),
+    ports: &(impl HasStore + HasLedger + HasReviews + HasCallback),
     ctx: &Context,
-    reviewers: &Reviewers,
+    callers: &Callers,
     payload: Value,
 ) -> Result<Value, Failure> {
     if !is_function_url_request(&payload) {
@@ -43,7 +75,7 @@ pub async fn handle(
             "review-api serves function URL requests only".into(),
         )));
     }
-    Ok(serve(ports, ctx, reviewers, payload).await)
+    Ok(serve(ports, ctx, callers, payload).await)
 }
 
 /// Whether `payload` has the shape of a function URL event (payload format 2.0): the version,
@@ -57,9 +89,9 @@ fn is_function_url_request(payload: &Value) -> bool {
 
 /// Serves one function URL request.
 async fn serve(
-    ports: &(impl HasStore + HasReviews + HasCallback),
+    ports: &(impl HasStore + HasLedger + HasReviews + HasCallback),
     ctx: &Context,
-    reviewers: &Reviewers,
+    callers: &Callers,
     payload: Value,
 ) -> Value {
     let request: LambdaFunctionUrlRequest = match serde_json::from_value(payload) {
@@ -75,10 +107,6 @@ async fn serve(
     let Some((caller, account)) = caller else {
         return forbidden("unauthenticated caller");
     };
-    let reviewer = match reviewers.reviewer(caller, account) {
-        Ok(r) => r,
-        Err(e) => return forbidden(&e.to_string()),
-    };
     let method = request
         .request_context
         .http
@@ -92,17 +120,61 @@ async fn serve(
         .split('/')
         .filter(|s| !s.is_empty())
         .collect();
+    if let ["operations", ..] = segments.as_slice() {
+        let operator = match callers.operators.operator(caller, account) {
+            Ok(o) => o,
+            Err(e) => return forbidden(&e.to_string()),
+        };
+        return match (method.as_str(), segments.as_slice()) {
+            ("POST", ["operations", id, "resolution"]) => {
+                operations::resolve(ports, ctx, &operator, id, &request).await
+            }
+            _ => not_found(),
+        };
+    }
+    let reviewer = match callers.reviewers.reviewer(caller, account) {
+        Ok(r) => r,
+        Err(e) => return forbidden(&e.to_string()),
+    };
     match (method.as_str(), segments.as_slice()) {
         ("GET", ["tasks"]) => tasks::list(ports, &reviewer, &request.query_string_parameters).await,
         ("GET", ["tasks", id]) => tasks::show(ports, &reviewer, id).await,
         ("POST", ["tasks", id, "decision"]) => {
             tasks::decide(ports, ctx, &reviewer, id, &request).await
         }
-        _ => respond(
-            404,
-            json!({"error": "NotFound", "message": "no such route"}),
-        ),
+        _ => not_found(),
     }
+}
+
+fn not_found() -> Value {
+    respond(
+        404,
+        json!({"error": "NotFound", "message": "no such route"}),
+    )
+}
+
+/// The request's body, decoded, or the answer refusing it (too large: 413; bad base64: 400).
+fn read_body(request: &LambdaFunctionUrlRequest) -> Result<Vec<u8>, Value> {
+    let body = request.body.clone().unwrap_or_default();
+    let bytes = if request.is_base64_encoded {
+        decode_base64(&body)
+            .ok_or_else(|| failed(&Error::BadInput("body is not valid base64".into()), None))?
+    } else {
+        body.into_bytes()
+    };
+    if bytes.len() > MAX_BODY_BYTES {
+        let message = format!("the body is larger than {MAX_BODY_BYTES} bytes");
+        return Err(respond(
+            413,
+            json!({"error": "Fatal.BadInput", "message": message}),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Standard base64 (function URLs encode non-text bodies).
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    aws_smithy_types::base64::decode(s).ok()
 }
 
 fn respond(status: u16, body: Value) -> Value {
@@ -150,6 +222,14 @@ fn failed(e: &Error, task: Option<Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_bodies_decode() {
+        assert_eq!(decode_base64("eyJhIjoxfQ==").unwrap(), br#"{"a":1}"#);
+        assert_eq!(decode_base64("YWI=").unwrap(), b"ab");
+        assert_eq!(decode_base64("YWJj").unwrap(), b"abc");
+        assert!(decode_base64("!!!!").is_none());
+    }
 
     #[test]
     fn errors_map_to_http_statuses() {

@@ -12,7 +12,7 @@ use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-use super::{failed, respond, MAX_BODY_BYTES};
+use super::{failed, read_body, respond};
 use crate::{span, traced, Failure};
 
 /// The most tasks one `GET /tasks` answers, and how many without `limit`.
@@ -136,13 +136,9 @@ pub(super) async fn decide(
         Ok(id) => id,
         Err(e) => return failed(&e, None),
     };
-    let body = match body_of(request) {
-        Ok(b) if b.len() > MAX_BODY_BYTES => {
-            let message = format!("the body is larger than {MAX_BODY_BYTES} bytes");
-            return respond(413, json!({"error": "Fatal.BadInput", "message": message}));
-        }
+    let body = match read_body(request) {
         Ok(b) => b,
-        Err(e) => return failed(&e, None),
+        Err(answer) => return answer,
     };
     let asked: step::Request = match serde_json::from_slice(&body) {
         Ok(r) => r,
@@ -195,31 +191,4 @@ async fn visible(
         .ok_or_else(|| review::not_found(id))?;
     review::authorize(reviewer, &task)?;
     Ok(serde_json::to_value(&task).expect("tasks serialize"))
-}
-
-fn body_of(request: &LambdaFunctionUrlRequest) -> Result<Vec<u8>, Error> {
-    let body = request.body.clone().unwrap_or_default();
-    if request.is_base64_encoded {
-        decode_base64(&body).ok_or_else(|| Error::BadInput("body is not valid base64".into()))
-    } else {
-        Ok(body.into_bytes())
-    }
-}
-
-/// Standard base64 (function URLs encode non-text bodies).
-fn decode_base64(s: &str) -> Option<Vec<u8>> {
-    aws_smithy_types::base64::decode(s).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_bodies_decode() {
-        assert_eq!(decode_base64("eyJhIjoxfQ==").unwrap(), br#"{"a":1}"#);
-        assert_eq!(decode_base64("YWI=").unwrap(), b"ab");
-        assert_eq!(decode_base64("YWJj").unwrap(), b"abc");
-        assert!(decode_base64("!!!!").is_none());
-    }
 }

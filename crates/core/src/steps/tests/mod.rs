@@ -10,6 +10,7 @@ mod payable;
 mod pipeline;
 mod recover;
 mod reprocess;
+mod resolve;
 mod review;
 mod saga;
 

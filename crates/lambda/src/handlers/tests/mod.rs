@@ -8,7 +8,7 @@ use docket_core::ids::RunId;
 use docket_core::memory::{test_context, MemoryPorts};
 use docket_core::ocr::OcrDocument;
 use docket_core::ports::{OcrPoll, RunStatus, Store};
-use docket_core::review::identity::{Reviewers, DEFAULT_ROLE_PREFIX};
+use docket_core::review::identity::{Operators, Reviewers, DEFAULT_ROLE_PREFIX};
 use docket_core::steps::{Clock, Context};
 use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
@@ -191,11 +191,17 @@ impl World {
 
     /// review-api, as its function URL invokes it (the fixture's account is the stack's).
     async fn review_api(&self, payload: Value) -> Result<Value, Failure> {
-        let reviewers = Reviewers {
-            role_prefix: DEFAULT_ROLE_PREFIX.into(),
-            account: "111122223333".into(),
+        let callers = review_api::Callers {
+            reviewers: Reviewers {
+                role_prefix: DEFAULT_ROLE_PREFIX.into(),
+                account: "111122223333".into(),
+            },
+            operators: Operators {
+                role: "docket-operator".into(),
+                account: "111122223333".into(),
+            },
         };
-        review_api::handle(&self.ports, &self.ctx, &reviewers, payload).await
+        review_api::handle(&self.ports, &self.ctx, &callers, payload).await
     }
 
     /// A function URL request of `caller` (an IAM ARN; `None` for an unsigned one), with the
@@ -543,4 +549,5 @@ async fn a_reviewer_role_of_another_account_is_refused() {
 }
 
 mod config;
+mod operations;
 mod saga;

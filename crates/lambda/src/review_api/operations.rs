@@ -1,0 +1,77 @@
+//! The operators' endpoint: `POST /operations/{id}/resolution` with `{"runId", "note"}` records
+//! the calling operator's decision on an unresolved operation (`docket_core::steps::resolve`).
+//! The operator is the verified caller; the request names only what is decided and why.
+
+use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
+use docket_core::ids::{OperationId, RunId};
+use docket_core::ports::{HasLedger, HasStore};
+use docket_core::review::identity::Operator;
+use docket_core::steps::resolve;
+use docket_core::steps::Context;
+use docket_core::Error;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{failed, read_body, respond};
+use crate::{span, traced, Failure};
+
+/// The body of a resolution.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Asked {
+    /// The run the operation belongs to (checked against the operation id).
+    run_id: String,
+    /// What the operator found and decided.
+    note: String,
+}
+
+/// `POST /operations/{id}/resolution`.
+pub(super) async fn resolve(
+    ports: &(impl HasStore + HasLedger),
+    ctx: &Context,
+    operator: &Operator,
+    id: &str,
+    request: &LambdaFunctionUrlRequest,
+) -> Value {
+    let body = match read_body(request) {
+        Ok(b) => b,
+        Err(answer) => return answer,
+    };
+    let parsed = serde_json::from_slice::<Asked>(&body)
+        .map_err(|e| Error::BadInput(format!("resolution body: {e}")))
+        .and_then(|asked| {
+            let op = serde_json::from_value::<OperationId>(json!(id))
+                .map_err(|_| Error::BadInput(format!("not an operation id: {id:?}")))?;
+            Ok((op, RunId::parse(&asked.run_id)?, asked.note))
+        });
+    let (op, run_id, note) = match parsed {
+        Ok(p) => p,
+        Err(e) => return failed(&e, None),
+    };
+    let document = run_id.document_id();
+    let span = span(
+        "ops.resolve",
+        document.as_str(),
+        run_id.as_str(),
+        op.as_str(),
+    );
+    let resolved = traced(span, async {
+        let r = resolve::resolve(ports, ctx, operator, &op, &run_id, &note).await?;
+        tracing::info!(operator = %operator.id, auditSeq = r.audit_seq, "operation resolved");
+        Ok(r)
+    })
+    .await;
+    match resolved {
+        Ok(r) => respond(
+            200,
+            json!({
+                "operationId": r.operation_id,
+                "runId": r.run_id,
+                "runWas": r.run_was,
+                "resolvedBy": operator.id,
+                "auditSeq": r.audit_seq,
+            }),
+        ),
+        Err(Failure(e)) => failed(&e, None),
+    }
+}
