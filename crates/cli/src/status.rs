@@ -197,7 +197,7 @@ async fn obligations(stack: &Stack, run: &RunRecord) -> anyhow::Result<Vec<Value
     for step in Step::LEDGERED {
         let op = step.operation(&run.run_id);
         if let Some(rec) = stack.ledger.get(&op).await? {
-            if rec.status != LedgerStatus::Completed {
+            if !matches!(rec.status, LedgerStatus::Completed | LedgerStatus::Resolved) {
                 open.push(json!({
                     "operationId": op,
                     "status": rec.status.as_str(),
