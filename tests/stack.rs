@@ -85,6 +85,31 @@ impl Stack {
         }
     }
 
+    /// The CloudWatch embedded-metric lines of `metric` that the function of stack output
+    /// `function` (e.g. `RouteFunctionName`) logged for run `run_id`.
+    pub async fn emf_lines(&self, function: &str, metric: &str, run_id: &str) -> Vec<Value> {
+        let group = format!("/aws/lambda/{}", self.out(function));
+        self.log_messages(&group, None)
+            .await
+            .iter()
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .filter(|l| l.get("_aws").is_some() && l.get(metric).is_some())
+            .filter(|l| l["runId"] == run_id)
+            .collect()
+    }
+
+    /// [`Self::emf_lines`], waiting up to 30 s for at least one (logs arrive after the answer).
+    pub async fn wait_for_emf(&self, function: &str, metric: &str, run_id: &str) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let lines = self.emf_lines(function, metric, run_id).await;
+            if !lines.is_empty() || Instant::now() > deadline {
+                return lines;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
     /// Reads the outputs of the deployed stack (from [`outputs_path`]).
     pub async fn load() -> Stack {
         Self::load_with(util::aws().await)

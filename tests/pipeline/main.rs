@@ -14,6 +14,7 @@ mod happy;
 mod hostile;
 mod infra;
 mod lost_ack;
+mod metrics;
 mod obligations;
 mod privacy;
 mod reprocess;

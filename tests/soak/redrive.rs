@@ -44,6 +44,13 @@ async fn a_run_failed_past_its_retries_is_completed_by_a_redrive_with_one_textra
             .map(|d| d.name().to_string())
     });
     assert_eq!(last_state.as_deref(), Some("PollOcr"), "failed at its Task");
+    // and route counted one technical failure (the metric of TechnicalFailuresAlarm), by its
+    // error's name
+    let failures = stack
+        .wait_for_emf("RouteFunctionName", "TechnicalFailures", &run)
+        .await;
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["error"], error.as_str());
 
     // and the operator's list names it, with the redrive as its next action
     let operator = Session { env: Vec::new() };

@@ -1,7 +1,8 @@
 //! What every docket Lambda shares, and each function's handler, so that a `main.rs` only sets
 //! up tracing, builds its [`Deps`] once from the environment and [`serve`]s its handler:
 //!
-//! - [`logs`]: JSON logs whose every line in a step carries documentId, runId and operationId.
+//! - [`logs`]: JSON logs whose every line in a step carries documentId, runId and operationId;
+//!   [`metrics`]: business and operations metrics as CloudWatch EMF lines.
 //! - [`runtime`]: one invocation — the payload parsed, each step run in the span of its ids
 //!   ([`run_step`]), a taxonomy error reported under its stable name as the Lambda `errorType`
 //!   (what the state machine's Retry/Catch match), the answer serialized.
@@ -23,6 +24,7 @@ pub mod deps;
 pub mod events;
 pub mod handlers;
 pub mod logs;
+pub mod metrics;
 pub mod review_api;
 pub mod runtime;
 

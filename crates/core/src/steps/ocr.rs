@@ -59,6 +59,10 @@ pub struct OcrPolled {
     /// The normalized OCR, once succeeded (always present, `null` before: the state machine's
     /// ResultSelector reads it).
     pub normalized: Option<ObjectRef>,
+    /// The pages the provider read, once succeeded (`None` when the stored OCR was reused: no
+    /// page was read, none charged). Not kept by the state machine; the OcrPages metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages_read: Option<usize>,
 }
 
 /// The parameters' fingerprint: which raw object version the job reads. The same operation id
@@ -317,6 +321,7 @@ pub async fn poll(
         fence: started.fence,
     };
     let job_id = started.job_id.as_str();
+    let reused = job_id.starts_with(REUSED);
     let polled = match job_id.strip_prefix(REUSED) {
         Some(pointer) => OcrPoll::Succeeded(stored_document(ports.blobs(), pointer).await?),
         None => ports.ocr().poll(job_id).await?,
@@ -325,6 +330,7 @@ pub async fn poll(
         OcrPoll::InProgress => Ok(OcrPolled {
             status: "IN_PROGRESS".into(),
             normalized: None,
+            pages_read: None,
         }),
         OcrPoll::Succeeded(document) => {
             let target = ctx
@@ -356,6 +362,7 @@ pub async fn poll(
             Ok(OcrPolled {
                 status: "SUCCEEDED".into(),
                 normalized: Some(target),
+                pages_read: (!reused).then_some(document.pages.len()),
             })
         }
         OcrPoll::Failed(message) => {

@@ -29,6 +29,9 @@ pub struct Validated {
     pub reasons: Vec<String>,
 }
 
+/// The decision that asks a person (`Validated::decision`).
+pub const NEEDS_REVIEW: &str = "needs_review";
+
 /// Validates the run's normalized OCR.
 pub async fn run(
     ports: &(impl HasBlobs + HasStore),
@@ -57,13 +60,13 @@ pub async fn run(
 
     let (decision, reasons) = match &report.decision {
         Decision::AutoApprove => ("auto_approve", vec![]),
-        Decision::NeedsReview { reasons } => ("needs_review", reasons.clone()),
+        Decision::NeedsReview { reasons } => (NEEDS_REVIEW, reasons.clone()),
         Decision::Invalid { reasons } => ("invalid", reasons.clone()),
     };
     let codes: Vec<String> = reasons.iter().map(|r| r.code.clone()).collect();
     let next_status = match decision {
         "invalid" => Some(RunStatus::Invalid),
-        "needs_review" => Some(RunStatus::AwaitingReview),
+        NEEDS_REVIEW => Some(RunStatus::AwaitingReview),
         _ => None,
     };
     let changes = next_status

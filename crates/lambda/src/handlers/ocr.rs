@@ -10,6 +10,7 @@ use docket_core::steps::Context;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::metrics::{self, Metric};
 use crate::{run_context, run_step, Failure};
 
 /// What ocr runs on.
@@ -53,8 +54,15 @@ pub async fn handle(
         }
         Request::Poll { run, started } => {
             let ctx = &*run_context(ports, ctx, "ocr.poll", &run).await?;
-            let poll = ocr::poll(ports, ctx, &run, &started);
-            run_step("ocr.poll", Step::Ocr, &run, poll).await
+            run_step("ocr.poll", Step::Ocr, &run, async {
+                let polled = ocr::poll(ports, ctx, &run, &started).await?;
+                if let Some(pages) = polled.pages_read {
+                    let of = metrics::Of::run(&run, Step::Ocr);
+                    metrics::emit(Metric::OcrPages, pages as f64, of, &[]);
+                }
+                Ok(polled)
+            })
+            .await
         }
     }
 }

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::deps::Review;
+use crate::metrics::{self, Metric};
 use crate::{parse, run_context, run_step, Failure};
 
 /// What review runs on.
@@ -91,6 +92,8 @@ pub async fn workflow(
             let ctx = &*run_context(ports, ctx, "review.escalate", &run).await?;
             let work = review::escalate(ports, ctx, &run);
             run_step("review.escalate", Step::Escalate, &run, work).await?;
+            let of = metrics::Of::run(&run, Step::Escalate);
+            metrics::emit(Metric::ReviewsEscalated, 1.0, of, &[]);
             Ok(json!({"status": "escalated"}))
         }
     }

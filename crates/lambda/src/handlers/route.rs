@@ -14,7 +14,7 @@ use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
 use docket_core::ports::{
     HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits,
-    Outbox, RunRecord, Store,
+    Outbox, RunRecord, RunStatus, Store,
 };
 use docket_core::saga::sink::Answer;
 use docket_core::saga::Effect;
@@ -26,6 +26,7 @@ use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::metrics::{self, Metric};
 use crate::{answer, run_context, run_step, span, traced, Failure};
 
 /// What route runs on: the shared adapters and its saga's.
@@ -147,6 +148,10 @@ pub async fn handle(
             run_step("route", Step::Route, &run, async {
                 let routed = route::run(ports, ctx, &run, &report, review.as_ref()).await?;
                 tracing::info!(status = %routed.status, "routed");
+                if routed.status == RunStatus::Completed.as_str() {
+                    let of = metrics::Of::run(&run, Step::Route);
+                    metrics::emit(Metric::DocumentsCompleted, 1.0, of, &[]);
+                }
                 Ok(routed)
             })
             .await
@@ -214,6 +219,17 @@ async fn execution_ended(
     let recorded = from.is_some();
     let status = ended.status.as_str();
     span.in_scope(|| tracing::info!(status, error, recorded, "the run's execution ended"));
+    let of = metrics::Of {
+        tenant: &run.tenant,
+        document_id: &run.document_id,
+        run_id: &run.run_id,
+        step: Step::Fail,
+    };
+    if recorded {
+        metrics::emit(Metric::TechnicalFailures, 1.0, of, &[("error", &error)]);
+    } else if run.status == RunStatus::Unresolved {
+        metrics::emit(Metric::RunsUnresolved, 1.0, of, &[("error", &error)]);
+    }
     Ok(json!({"recorded": recorded, "error": error}))
 }
 

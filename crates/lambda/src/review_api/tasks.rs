@@ -13,6 +13,7 @@ use docket_core::Error;
 use serde_json::{json, Value};
 
 use super::{failed, read_body, respond};
+use crate::metrics::{self, Metric};
 use crate::{span, traced, Failure};
 
 /// The most tasks one `GET /tasks` answers, and how many without `limit`.
@@ -164,7 +165,18 @@ pub(super) async fn decide(
     })
     .await;
     match decided {
-        Ok(task) => respond(200, json!({"task": task})),
+        Ok(task) => {
+            if let Some(seconds) = latency_seconds(&task) {
+                let of = metrics::Of {
+                    tenant: &task.tenant,
+                    document_id: &task.document_id,
+                    run_id: &task.run_id,
+                    step: Step::Review,
+                };
+                metrics::emit(Metric::ReviewLatency, seconds, of, &[]);
+            }
+            respond(200, json!({"task": task}))
+        }
         Err(Failure(e)) => {
             // Already decided or expired: show what is recorded (who decided what, or why not).
             let recorded = match e.kind() {
@@ -176,6 +188,16 @@ pub(super) async fn decide(
             failed(&e, recorded)
         }
     }
+}
+
+/// Seconds from `task`'s opening to its decision, when both times read.
+fn latency_seconds(task: &ReviewTask) -> Option<f64> {
+    use time::format_description::well_known::Rfc3339;
+    use time::OffsetDateTime;
+    let opened = OffsetDateTime::parse(&task.created_at, &Rfc3339).ok()?;
+    let decided = task.decision.as_ref()?.decided_at.as_str();
+    let decided = OffsetDateTime::parse(decided, &Rfc3339).ok()?;
+    Some((decided - opened).as_seconds_f64().max(0.0))
 }
 
 /// The task as its tenant's reviewer may see it (not found otherwise), as JSON.
