@@ -354,3 +354,60 @@ async fn an_upload_whose_ingest_fails_every_attempt_goes_to_the_failure_queue() 
     );
     assert_eq!(config.maximum_retry_attempts(), Some(2));
 }
+
+/// A CloudWatch Query API call to LocalStack (the tests build no CloudWatch SDK: its protocol
+/// crates would change the SDK features every function is built with). LocalStack routes by the
+/// credential scope's service and does not check the signature.
+async fn cloudwatch(params: &[(&str, &str)]) -> String {
+    let scope = "Credential=test/20261202/us-east-1/monitoring/aws4_request";
+    let response = reqwest::Client::new()
+        .post(util::endpoint())
+        .header(
+            "authorization",
+            format!("AWS4-HMAC-SHA256 {scope}, SignedHeaders=host, Signature=0"),
+        )
+        .form(&[params, &[("Version", "2010-08-01")]].concat())
+        .send()
+        .await
+        .expect("CloudWatch answers");
+    assert!(response.status().is_success(), "{params:?}: {response:?}");
+    response.text().await.unwrap()
+}
+
+/// The text of XML element `tag` in `xml`, unescaped.
+fn xml_text(xml: &str, tag: &str) -> String {
+    let open = format!("<{tag}>");
+    let start = xml
+        .find(&open)
+        .unwrap_or_else(|| panic!("no {tag} in {xml}"))
+        + open.len();
+    let end = start + xml[start..].find(&format!("</{tag}>")).unwrap();
+    xml[start..end]
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[tokio::test]
+async fn the_dashboard_shows_every_alarm_of_the_stack() {
+    let stack = Stack::load().await;
+    let name = stack.describe().await.stack_name().unwrap().to_string();
+    let alarms = resources(&stack, "AWS::CloudWatch::Alarm").await;
+
+    let answer = cloudwatch(&[("Action", "GetDashboard"), ("DashboardName", &name)]).await;
+    let body: Value = serde_json::from_str(&xml_text(&answer, "DashboardBody")).unwrap();
+
+    let widgets = body["widgets"].as_array().expect("widgets");
+    let shown: BTreeSet<&str> = widgets
+        .iter()
+        .flat_map(|w| w["properties"]["alarms"].as_array().into_iter().flatten())
+        .filter_map(|arn| arn.as_str()?.rsplit(":alarm:").next())
+        .collect();
+    assert!(alarms.len() >= 11, "the stack's alarms: {alarms:?}");
+    let alarms: BTreeSet<&str> = alarms.iter().map(String::as_str).collect();
+    assert_eq!(shown, alarms, "alarms on the dashboard vs the stack's");
+    let metrics = widgets.iter().filter(|w| w["type"] == "metric").count();
+    assert!(metrics >= 8, "{body:#}");
+}

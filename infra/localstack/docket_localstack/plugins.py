@@ -94,6 +94,20 @@ class StateMachineAliasProviderPlugin(_StepFunctionsResourcePlugin):
     name = "AWS::StepFunctions::StateMachineAlias"
 
 
+class DashboardProviderPlugin(CloudFormationResourceProviderPlugin):
+    """`cfn_cloudwatch_dashboard`'s provider, named by its CloudFormation type."""
+
+    name = "AWS::CloudWatch::Dashboard"
+
+    def __init__(self):
+        self.factory = None
+
+    def load(self):
+        from docket_localstack.cfn_cloudwatch_dashboard import DashboardProvider
+
+        self.factory = DashboardProvider
+
+
 @hooks.on_infra_start()
 def register_sfn_callbacks():
     from docket_localstack.sfn_callbacks import install
