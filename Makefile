@@ -119,7 +119,7 @@ demo: setup ## start the local AWS, deploy, run the sample documents through the
 
 test: lint test-unit test-local ## everything CI runs: lint, unit tests, LocalStack tests
 
-bench: setup ## pipeline benchmark: per-document transitions/invocations/writes, 20 documents at once, a bulk reprocess of 1,000
+bench: setup ## pipeline benchmark: per-document transitions/invocations/writes, 20 documents at once, a bulk reprocess of 1,000, the mixed-fault soak of 500
 	scripts/bench.sh
 
 bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time

@@ -22,3 +22,9 @@ cargo test -p docket-e2e --bench pipeline
 # Bulk reprocess of BENCH_REPROCESS_DOCS documents (1,000 by default; their first run takes most
 # of the time: each is OCRed once).
 cargo test -p docket-e2e --bench reprocess
+# The mixed-fault soak of make test with BENCH_SOAK_DOCS documents (500 by default): the same
+# faults and the same counts (every document completed, or unresolved with an owner; none failed,
+# lost or duplicated), at five times the volume.
+cargo build -p docket-cli  # the soak redrives through the CLI
+SOAK_DOCUMENTS=${BENCH_SOAK_DOCS:-500} cargo test -p docket-e2e --test soak -- --test-threads 1 \
+  --nocapture a_soak_with_mixed_faults

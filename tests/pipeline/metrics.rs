@@ -82,3 +82,53 @@ async fn each_outcome_logs_one_metric_line_and_an_invalid_document_no_technical_
         .await
         .is_empty());
 }
+
+#[tokio::test]
+async fn the_sweep_logs_the_age_of_the_oldest_open_review_task() {
+    // given a document waiting for a reviewer since at least two seconds
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let document = Stack::document_id(&tenant, "emf-review.pdf");
+    let body = docket_e2e::reviewers::ambiguous_invoice("INV-2026-0045", "10.00");
+    stack
+        .upload(&format!("inbox/{tenant}/emf-review.pdf"), body)
+        .await;
+    docket_e2e::reviewers::wait_for_status(&stack, &document, "awaiting_review").await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let since_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+
+    // when route sweeps (as its schedule does every minute; nothing here is old enough to relay)
+    let payload = json!({"action": "sweep", "olderThanSeconds": 86400});
+    stack
+        .invoke("RouteFunctionName", &payload)
+        .await
+        .unwrap_or_else(|e| panic!("sweep failed: {e}"));
+
+    // then it logged the oldest pending task's age: at least our task's (the oldest is at least
+    // as old), stack-wide, with the ids of that task's run
+    let group = format!("/aws/lambda/{}", stack.out("RouteFunctionName"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let line = loop {
+        let found = stack
+            .log_messages(&group, None)
+            .await
+            .iter()
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .filter(|l| l.get("OldestOpenReviewAge").is_some())
+            .find(|l| l["_aws"]["Timestamp"].as_u64() >= Some(since_ms));
+        match found {
+            Some(line) => break line,
+            None if std::time::Instant::now() > deadline => panic!("no OldestOpenReviewAge line"),
+            None => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+        }
+    };
+    let age = line["OldestOpenReviewAge"].as_f64().unwrap();
+    assert!(age >= 2.0, "{line}");
+    let emf = &line["_aws"]["CloudWatchMetrics"][0];
+    assert_eq!(emf["Dimensions"], json!([[]]));
+    assert_eq!(emf["Metrics"][0]["Unit"], "Seconds");
+    assert!(line["runId"].as_str().unwrap().starts_with('d'), "{line}");
+}

@@ -127,6 +127,8 @@ pub struct Route {
     pub waits: DynamoWaits,
     /// Step Functions' SendTaskSuccess/SendTaskFailure.
     pub callback: SfnCallback,
+    /// `REVIEW_TABLE`, read only for the oldest pending task's age (the sweep's metric).
+    pub reviews: DynamoReviewStore,
 }
 
 impl Extra for Route {
@@ -135,6 +137,7 @@ impl Extra for Route {
             saga: Saga::from_env(sdk, faults, store)?,
             waits: DynamoWaits::new(store.client().clone(), env("RECEIPT_WAITS_TABLE")?),
             callback: SfnCallback::with_faults(sdk, faults),
+            reviews: DynamoReviewStore::with_faults(sdk, env("REVIEW_TABLE")?, faults),
         })
     }
 }
@@ -311,6 +314,13 @@ impl HasWaits for Deps<Route> {
     type Waits = DynamoWaits;
     fn waits(&self) -> &DynamoWaits {
         &self.extra.waits
+    }
+}
+
+impl HasReviews for Deps<Route> {
+    type Reviews = DynamoReviewStore;
+    fn reviews(&self) -> &DynamoReviewStore {
+        &self.extra.reviews
     }
 }
 

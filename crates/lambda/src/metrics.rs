@@ -36,6 +36,9 @@ pub enum Metric {
     RunsUnresolved,
     /// A review not decided in time, escalated to its owner (review-callback). Per tenant.
     ReviewsEscalated,
+    /// Seconds since the oldest pending review task was opened, of any tenant (route's
+    /// scheduled sweep, every minute, while one is pending).
+    OldestOpenReviewAge,
 }
 
 impl Metric {
@@ -50,18 +53,22 @@ impl Metric {
             Metric::TechnicalFailures => "TechnicalFailures",
             Metric::RunsUnresolved => "RunsUnresolved",
             Metric::ReviewsEscalated => "ReviewsEscalated",
+            Metric::OldestOpenReviewAge => "OldestOpenReviewAge",
         }
     }
 
     /// Whether it has a per-tenant dimension set besides the total.
     pub fn per_tenant(self) -> bool {
-        !matches!(self, Metric::TechnicalFailures | Metric::RunsUnresolved)
+        !matches!(
+            self,
+            Metric::TechnicalFailures | Metric::RunsUnresolved | Metric::OldestOpenReviewAge
+        )
     }
 
     /// Its CloudWatch unit.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::ReviewLatency => "Seconds",
+            Metric::ReviewLatency | Metric::OldestOpenReviewAge => "Seconds",
             _ => "Count",
         }
     }

@@ -23,6 +23,14 @@ pub const TOKEN_ATTRIBUTE: &str = "taskToken";
 /// The index that lists a tenant's tasks: hash `tenant`, range `createdAt`.
 pub const BY_TENANT: &str = "by-tenant";
 
+/// The index of pending tasks by age: hash `status`, range `createdAt`, projecting only
+/// [`BY_STATUS_ATTRIBUTES`].
+pub const BY_STATUS: &str = "by-status";
+
+/// What [`BY_STATUS`] projects besides its keys (and the table's): what the oldest-open-review
+/// metric names.
+pub const BY_STATUS_ATTRIBUTES: &[&str] = &["tenant", "runId"];
+
 /// Every attribute a [`ReviewTask`] is read from: all but the token.
 pub const TASK_ATTRIBUTES: &[&str] = &[
     "taskId",

@@ -40,8 +40,8 @@ use docket_core::ids::Tenant;
 use docket_core::model::run::TaskToken;
 use docket_core::ports::ReviewStore;
 use docket_core::review::{
-    apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OpenTask, Opened,
-    Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
+    apply_decision, deliver, expire, not_found, reopen, ExpireOutcome, Expiry, OldestPending,
+    OpenTask, Opened, Refusal, ReviewDecision, ReviewStatus, ReviewTask, TaskId,
 };
 use docket_core::Error;
 
@@ -49,7 +49,8 @@ use crate::errors::{classify, classify_effect};
 use crate::item::{opt_str, query_all, s, scan_all, Item};
 
 pub use items::{
-    task_from, task_item, BY_TENANT, INDEX_ATTRIBUTES, KEY, TASK_ATTRIBUTES, TOKEN_ATTRIBUTE,
+    task_from, task_item, BY_STATUS, BY_STATUS_ATTRIBUTES, BY_TENANT, INDEX_ATTRIBUTES, KEY,
+    TASK_ATTRIBUTES, TOKEN_ATTRIBUTE,
 };
 
 use items::{json, projection, status};
@@ -367,6 +368,36 @@ impl ReviewStore for DynamoReviewStore {
         // The index orders by createdAt only; the scan not at all.
         tasks.sort_by(|a, b| (&a.created_at, &a.task_id).cmp(&(&b.created_at, &b.task_id)));
         Ok(tasks)
+    }
+
+    async fn oldest_pending(&self) -> Result<Option<OldestPending>, Error> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BY_STATUS)
+            .key_condition_expression("#status = :pending")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":pending", status(ReviewStatus::Pending))
+            .scan_index_forward(true)
+            .limit(1)
+            .send()
+            .await
+            .map_err(|e| classify("dynamodb Query review by-status", e))?;
+        let Some(item) = out.items().first() else {
+            return Ok(None);
+        };
+        let text = |name: &str| {
+            opt_str(item, name)
+                .map(str::to_string)
+                .ok_or_else(|| Error::Internal(format!("review index item lacks {name}")))
+        };
+        Ok(Some(OldestPending {
+            task_id: TaskId::parse(&text(KEY)?)?,
+            tenant: Tenant::parse(&text("tenant")?)?,
+            run_id: docket_core::ids::RunId::parse(&text("runId")?)?,
+            created_at: text("createdAt")?,
+        }))
     }
 
     async fn decide(

@@ -76,6 +76,19 @@ impl ReviewStore for MemoryReviewStore {
         Ok(found)
     }
 
+    async fn oldest_pending(&self) -> Result<Option<crate::review::OldestPending>, Error> {
+        let pending = self.list(None, Some(ReviewStatus::Pending)).await?;
+        Ok(pending
+            .into_iter()
+            .next()
+            .map(|t| crate::review::OldestPending {
+                task_id: t.task_id,
+                tenant: t.tenant,
+                run_id: t.run_id,
+                created_at: t.created_at,
+            }))
+    }
+
     async fn decide(
         &self,
         task: &TaskId,
@@ -306,5 +319,30 @@ mod tests {
         let ids = |ts: &[ReviewTask]| ts.iter().map(|t| t.task_id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&acme), vec![b.task_id.clone(), a.task_id.clone()]);
         assert_eq!(ids(&pending), vec![b.task_id.clone()]);
+    }
+
+    #[tokio::test]
+    async fn the_oldest_pending_task_is_of_any_tenant_and_never_a_decided_one() {
+        let store = MemoryReviewStore::new();
+        assert_eq!(store.oldest_pending().await.unwrap(), None);
+        let mut decided = pending_task("acme", "a.pdf");
+        let mut globex = pending_task("globex", "b.pdf");
+        let acme = pending_task("acme", "c.pdf");
+        decided.created_at = at(T0 - 100);
+        globex.created_at = at(T0 - 10);
+        for t in [&decided, &globex, &acme] {
+            store.open(open(t, "token")).await.unwrap();
+        }
+        store
+            .decide(&decided.task_id, &decision_by("alice", "acme"))
+            .await
+            .unwrap()
+            .unwrap();
+
+        let oldest = store.oldest_pending().await.unwrap().unwrap();
+
+        assert_eq!(oldest.task_id, globex.task_id);
+        assert_eq!(oldest.tenant.as_str(), "globex");
+        assert_eq!(oldest.created_at, globex.created_at);
     }
 }

@@ -5,8 +5,8 @@ use std::future::Future;
 use crate::ids::Tenant;
 use crate::model::run::TaskToken;
 use crate::review::{
-    ExpireOutcome, Expiry, OpenTask, Opened, Refusal, ReviewDecision, ReviewStatus, ReviewTask,
-    TaskId,
+    ExpireOutcome, Expiry, OldestPending, OpenTask, Opened, Refusal, ReviewDecision, ReviewStatus,
+    ReviewTask, TaskId,
 };
 use crate::Error;
 
@@ -28,6 +28,9 @@ pub trait ReviewStore: Send + Sync {
         tenant: Option<&Tenant>,
         status: Option<ReviewStatus>,
     ) -> impl Future<Output = Result<Vec<ReviewTask>, Error>> + Send;
+    /// The pending task opened first, of any tenant (an index read: it may lag a write by a
+    /// moment), for the oldest-open-review metric.
+    fn oldest_pending(&self) -> impl Future<Output = Result<Option<OldestPending>, Error>> + Send;
     /// Records `decision` if the task is still pending and of the reviewer's tenant (one
     /// conditional write): the decided task, or the [`Refusal`] with the task as recorded (from
     /// the refused write itself, no second read). A missing task or another tenant's is

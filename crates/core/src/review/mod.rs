@@ -58,8 +58,8 @@ pub use decision::{FieldChange, FieldValue, ReviewDecision, Reviewer, Verdict, M
 pub use ids::{task_id_for, TaskId};
 pub use rules::{apply_decision, authorize, decide, deliver, expire, not_found, reopen};
 pub use task::{
-    review_fields, rfc3339, ExpireOutcome, Expiry, FieldSource, OpenTask, Opened, Refusal,
-    ReviewField, ReviewStatus, ReviewTask,
+    review_fields, rfc3339, ExpireOutcome, Expiry, FieldSource, OldestPending, OpenTask, Opened,
+    Refusal, ReviewField, ReviewStatus, ReviewTask,
 };
 
 #[cfg(test)]

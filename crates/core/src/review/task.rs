@@ -115,6 +115,19 @@ pub struct Expiry {
     pub at: String,
 }
 
+/// The pending review task that was opened first: what the oldest-open-review metric reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OldestPending {
+    /// The task.
+    pub task_id: TaskId,
+    /// Its tenant.
+    pub tenant: Tenant,
+    /// Its run (and, through it, its document).
+    pub run_id: RunId,
+    /// When it was opened (RFC 3339).
+    pub created_at: String,
+}
+
 /// A review task, as reviewers and operators see it. The task token is not part of it (see
 /// [`OpenTask`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

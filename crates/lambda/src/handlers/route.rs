@@ -13,8 +13,8 @@ use docket_core::ids::RunId;
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
 use docket_core::model::step::Step;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasStore, HasWaits,
-    Outbox, RunRecord, RunStatus, Store,
+    HasBlobs, HasCallback, HasConfigs, HasEvents, HasJournal, HasOutbox, HasReviews, HasStore,
+    HasWaits, Outbox, ReviewStore, RunRecord, RunStatus, Store,
 };
 use docket_core::saga::sink::Answer;
 use docket_core::saga::Effect;
@@ -134,7 +134,8 @@ pub async fn handle(
           + HasEvents
           + HasWaits
           + HasCallback
-          + HasConfigs),
+          + HasConfigs
+          + HasReviews),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
@@ -278,7 +279,7 @@ async fn receipt(
 /// `older_than` seconds ago whose run still waits; one that fails is named and left for the
 /// next sweep.
 async fn sweep(
-    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents),
+    ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasReviews),
     ctx: &Context,
     older_than: u32,
     answer_within: Option<u32>,
@@ -324,5 +325,30 @@ async fn sweep(
     let (relayed, redelivered) = (swept.relayed, swept.redelivered.len());
     let failed = swept.failed.len();
     whole.in_scope(|| tracing::info!(relayed, redelivered, failed, "swept the outbox"));
+    oldest_open_review(ports, now).await;
     Ok(swept)
+}
+
+/// Logs the age of the oldest pending review task as a metric (nothing while none is pending).
+/// A failure to read it is logged, never the sweep's failure.
+async fn oldest_open_review(ports: &impl HasReviews, now: time::OffsetDateTime) {
+    let whole = span("route.sweep", "-", "-", "-");
+    let Ok(Some(oldest)) = traced(whole, ports.reviews().oldest_pending()).await else {
+        return;
+    };
+    let Ok(opened) = time::OffsetDateTime::parse(
+        &oldest.created_at,
+        &time::format_description::well_known::Rfc3339,
+    ) else {
+        return;
+    };
+    let document = oldest.run_id.document_id();
+    let of = metrics::Of {
+        tenant: &oldest.tenant,
+        document_id: &document,
+        run_id: &oldest.run_id,
+        step: Step::Review,
+    };
+    let age = (now - opened).as_seconds_f64().max(0.0);
+    metrics::emit(Metric::OldestOpenReviewAge, age, of, &[]);
 }

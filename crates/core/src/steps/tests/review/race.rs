@@ -28,6 +28,9 @@ impl ReviewStore for ReadBefore<'_> {
     ) -> Result<Vec<ReviewTask>, Error> {
         self.inner.list(tenant, status).await
     }
+    async fn oldest_pending(&self) -> Result<Option<crate::review::OldestPending>, Error> {
+        self.inner.oldest_pending().await
+    }
     async fn decide(
         &self,
         task: &TaskId,
