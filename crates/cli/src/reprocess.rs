@@ -317,11 +317,7 @@ impl Progress {
 
 async fn progress(stack: &Stack, id: &ReprocessId, items: &[Item]) -> anyhow::Result<Progress> {
     let sdk = docket_aws::load_config().await;
-    let machine = stack.out("BulkReprocessStateMachineArn")?;
-    let execution_arn = format!(
-        "{}:{id}",
-        machine.replacen(":stateMachine:", ":execution:", 1)
-    );
+    let execution_arn = stack.execution_arn("BulkReprocessStateMachineArn", id.as_str())?;
     let described = aws_sdk_sfn::Client::new(&sdk)
         .describe_execution()
         .execution_arn(&execution_arn)

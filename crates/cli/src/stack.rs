@@ -62,6 +62,17 @@ impl Stack {
             .with_context(|| format!("stack output {name} missing"))
     }
 
+    /// The ARN of execution `name` of the state machine the output `machine` names
+    /// (`StateMachineArn`: a run's, named by its run id; `BulkReprocessStateMachineArn`: a
+    /// reprocess's, named by its id).
+    pub fn execution_arn(&self, machine: &str, name: &str) -> anyhow::Result<String> {
+        let machine = self.out(machine)?;
+        Ok(format!(
+            "{}:{name}",
+            machine.replacen(":stateMachine:", ":execution:", 1)
+        ))
+    }
+
     /// Invokes the function the output `function` names with `payload`, with the caller's
     /// credentials (IAM decides who may): its answer, `Err` holding it when the function failed
     /// (`errorType`, `errorMessage`).

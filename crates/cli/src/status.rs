@@ -113,12 +113,7 @@ async fn status_of(
     sfn: &aws_sdk_sfn::Client,
     run: &RunRecord,
 ) -> anyhow::Result<Value> {
-    let machine = stack.out("StateMachineArn")?;
-    let arn = format!(
-        "{}:{}",
-        machine.replacen(":stateMachine:", ":execution:", 1),
-        run.run_id
-    );
+    let arn = stack.execution_arn("StateMachineArn", run.run_id.as_str())?;
     let (execution, steps) = match sfn.describe_execution().execution_arn(&arn).send().await {
         Ok(described) => {
             let history = history(sfn, &arn).await?;

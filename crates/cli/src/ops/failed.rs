@@ -198,11 +198,7 @@ async fn redrive_one(stack: &Stack, run: &str) -> anyhow::Result<Value> {
         .run(&run_id)
         .await?
         .with_context(|| format!("no run {run}"))?;
-    let machine = stack.out("StateMachineArn")?;
-    let execution = format!(
-        "{}:{run}",
-        machine.replacen(":stateMachine:", ":execution:", 1)
-    );
+    let execution = stack.execution_arn("StateMachineArn", run)?;
     let sfn = sfn().await;
     let described = sfn
         .describe_execution()
