@@ -29,6 +29,13 @@ fn generation_from(item: &Item) -> Result<u32, Error> {
     }
 }
 
+/// The attribute of a run (and of a ledger record) that is present only while it is a case for
+/// an operator: its status. The sparse indexes [`BY_CASE`] hold only those items.
+pub const CASE: &str = "case";
+
+/// The sparse index of the runs table and of the ledger on [`CASE`] (hash `case`).
+pub const BY_CASE: &str = "by-case";
+
 pub(super) fn run_item(run: &RunRecord) -> Item {
     let outputs: HashMap<_, _> = run.outputs.iter().map(|(k, v)| (k.clone(), s(v))).collect();
     let mut item = HashMap::from([
@@ -51,6 +58,9 @@ pub(super) fn run_item(run: &RunRecord) -> Item {
     ]);
     if let Some(e) = &run.error {
         item.insert("error".into(), s(e));
+    }
+    if run.status.is_case() {
+        item.insert(CASE.into(), s(run.status.as_str()));
     }
     item
 }

@@ -32,6 +32,7 @@ use crate::item::{get_item, req_str, s, transact, Item};
 use crate::saga::SagaTables;
 
 use items::{audit_from, audit_item, checkpoint_from, document_from, run_from, run_item};
+pub use items::{BY_CASE, CASE};
 
 /// Table names.
 #[derive(Debug, Clone)]
@@ -174,22 +175,30 @@ impl DynamoStore {
             .map_err(|e| classify(&format!("dynamodb Query {what}"), e))
     }
 
-    /// Every run in `status` (a scan: an operator tool, not a hot path).
+    /// Every run in `status`, a case status ([`RunStatus::is_case`]), through the sparse index
+    /// [`items::BY_CASE`] (eventually consistent); any other status is refused as
+    /// `Fatal.Internal` (there is no index of it, and no scan).
     pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<RunRecord>, Error> {
-        let items = self
+        if !status.is_case() {
+            return Err(Error::Internal(format!(
+                "runs are listed by status only for cases, not {}",
+                status.as_str()
+            )));
+        }
+        let items: Vec<Item> = self
             .client
-            .scan()
+            .query()
             .table_name(&self.tables.runs)
-            .filter_expression("#status = :status")
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":status", s(status.as_str()))
-            .consistent_read(true)
+            .index_name(items::BY_CASE)
+            .key_condition_expression("#case = :case")
+            .expression_attribute_names("#case", items::CASE)
+            .expression_attribute_values(":case", s(status.as_str()))
             .into_paginator()
             .items()
             .send()
             .try_collect()
             .await
-            .map_err(|e| classify("dynamodb Scan runs", e))?;
+            .map_err(|e| classify("dynamodb Query runs by-case", e))?;
         items.iter().map(run_from).collect()
     }
 
@@ -318,11 +327,21 @@ impl DynamoStore {
                 error,
             } => {
                 let mut set = vec!["#status = :to".to_string()];
-                let mut names = HashMap::from([("#status".to_string(), "status".to_string())]);
+                let mut names = HashMap::from([
+                    ("#status".to_string(), "status".to_string()),
+                    ("#case".to_string(), items::CASE.to_string()),
+                ]);
                 let mut values = HashMap::from([
                     (":to".to_string(), s(to.as_str())),
                     (":from".to_string(), s(from.as_str())),
                 ]);
+                // In the operators' sparse index while a case, out of it otherwise.
+                let case = if to.is_case() {
+                    set.push("#case = :to".into());
+                    ""
+                } else {
+                    " REMOVE #case"
+                };
                 for (i, (k, v)) in outputs.into_iter().enumerate() {
                     set.push(format!("outputs.#o{i} = :o{i}"));
                     names.insert(format!("#o{i}"), k);
@@ -336,7 +355,7 @@ impl DynamoStore {
                 let update = Update::builder()
                     .table_name(&self.tables.runs)
                     .key("runId", s(run_id.as_str()))
-                    .update_expression(format!("SET {}", set.join(", ")))
+                    .update_expression(format!("SET {}{case}", set.join(", ")))
                     .condition_expression("#status = :from")
                     .set_expression_attribute_names(Some(names))
                     .set_expression_attribute_values(Some(values))

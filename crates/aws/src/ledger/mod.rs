@@ -33,8 +33,9 @@ use docket_core::ledger::{
 use docket_core::ports::Ledger;
 use docket_core::Error;
 
+use crate::dynamodb::{BY_CASE, CASE};
 use crate::errors::classify;
-use crate::item::{n, opt_str, req_str, s, scan_all, Item};
+use crate::item::{n, opt_str, query_all, req_str, s, Item};
 
 /// The claim's condition: no record, or an expired lease of the same parameters within
 /// retention (the only cases in which [`decide_claim`] grants a claim).
@@ -73,17 +74,14 @@ pub const FAIL_UPDATE: &str =
 
 /// Unresolved: who decides, and what they should do.
 pub const UNRESOLVED_UPDATE: &str = "SET #status = :to, #owner = :owner, \
-     nextAction = :nextAction, attempts = list_append(attempts, :attempt)";
+     nextAction = :nextAction, #case = :to, attempts = list_append(attempts, :attempt)";
 
 /// The condition of a resolution: the fence the operator read, unresolved.
 pub const RESOLVE_CONDITION: &str = "fence = :fence AND #status = :unresolved";
 
 /// Resolved: the operator and their note.
 pub const RESOLVE_UPDATE: &str = "SET #status = :to, resolvedBy = :by, resolution = :note, \
-     attempts = list_append(attempts, :attempt)";
-
-/// The operator listing's filter (a scan: an operator tool, not a hot path).
-pub const UNRESOLVED_FILTER: &str = "#status = :unresolved";
+     attempts = list_append(attempts, :attempt) REMOVE #case";
 
 fn attempt_value(at: i64, fence: Option<u64>, note: &str) -> AttributeValue {
     let mut m = HashMap::from([("at".to_string(), n(at)), ("note".to_string(), s(note))]);
@@ -215,11 +213,13 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
             values.insert(":error".into(), s(error.name()));
         }
         Write::MarkUnresolved { owner, next_action } => {
+            names.insert("#case".into(), CASE.into());
             names.insert("#owner".into(), "owner".into());
             values.insert(":owner".into(), s(owner));
             values.insert(":nextAction".into(), s(next_action));
         }
         Write::Resolve { by, note } => {
+            names.insert("#case".into(), CASE.into());
             values.insert(":by".into(), s(by));
             values.insert(":note".into(), s(note));
         }
@@ -394,15 +394,17 @@ impl Ledger for DynamoLedger {
     }
 
     async fn unresolved(&self) -> Result<Vec<OperationRecord>, Error> {
-        let scan = self
+        // The sparse index holds exactly the unresolved records (`case` is set when a record
+        // becomes unresolved and removed when it is resolved).
+        let query = self
             .client
-            .scan()
+            .query()
             .table_name(&self.table)
-            .filter_expression(UNRESOLVED_FILTER)
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()))
-            .consistent_read(true);
-        let items = scan_all(scan, "dynamodb Scan ledger").await?;
+            .index_name(BY_CASE)
+            .key_condition_expression("#case = :unresolved")
+            .expression_attribute_names("#case", CASE)
+            .expression_attribute_values(":unresolved", s(LedgerStatus::Unresolved.as_str()));
+        let items = query_all(query, "dynamodb Query ledger by-case").await?;
         items.iter().map(record_from).collect()
     }
 }

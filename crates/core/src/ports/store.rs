@@ -51,6 +51,20 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// Whether a run in this status is a case an operator lists (`docket ops`): failed,
+    /// unresolved, escalated, a failed compensation, or resolved by an operator. The runs table
+    /// indexes exactly these (a sparse index), so operators query, never scan.
+    pub fn is_case(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Failed
+                | RunStatus::Unresolved
+                | RunStatus::Escalated
+                | RunStatus::CompensationFailed
+                | RunStatus::Resolved
+        )
+    }
+
     /// The name stored and shown.
     pub fn as_str(self) -> &'static str {
         match self {
