@@ -85,7 +85,7 @@ async fn each_outcome_logs_one_metric_line_and_an_invalid_document_no_technical_
 
 #[tokio::test]
 async fn the_sweep_logs_the_age_of_the_oldest_open_review_task() {
-    // given a document waiting for a reviewer since at least two seconds
+    // given a review task pending for at least two seconds
     let stack = Stack::load().await;
     let tenant = tenant();
     let document = Stack::document_id(&tenant, "emf-review.pdf");
@@ -93,7 +93,8 @@ async fn the_sweep_logs_the_age_of_the_oldest_open_review_task() {
     stack
         .upload(&format!("inbox/{tenant}/emf-review.pdf"), body)
         .await;
-    docket_e2e::reviewers::wait_for_status(&stack, &document, "awaiting_review").await;
+    // (the run awaits review before its task is opened: wait for the task itself)
+    stack.wait_for_action(&document, "review.opened").await;
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let since_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
