@@ -112,7 +112,9 @@ up() {
   echo $! > "$pidfile"
   local waited=0
   while ! healthy; do
-    if ! running_pid >/dev/null; then
+    # Alive is enough here: until the subshell has exec'd, its command line is still bash's
+    # (running_pid's check would call a slow start on a loaded machine an exit).
+    if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
       say "exited during start; last lines of $log:"; tail -n 30 "$log" >&2; exit 1
     fi
     if [ "$waited" -ge "$wait_seconds" ]; then
