@@ -5,12 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::KeyType;
 use aws_sdk_dynamodb::Client;
 use docket_aws::ledger::DynamoLedger;
 use docket_core::error::ErrorKind;
 use docket_core::ids::{OperationId, Tenant};
-use docket_core::ledger::{Claimed, LeaseRules, LedgerStatus};
+use docket_core::ledger::{Claimed, LeaseRules, LedgerStatus, Write};
 use docket_core::ports::Ledger;
 use docket_core::{Error, Family};
 use docket_e2e::resource::{self, Resource};
@@ -18,7 +17,7 @@ use docket_e2e::util;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::dynamodb::{enable_ttl, key, string_attribute};
+use crate::dynamodb::enable_ttl;
 use crate::requests::{counting_client, Requests};
 
 const RULES: LeaseRules = LeaseRules {
@@ -34,16 +33,14 @@ struct Fixture {
     table: Resource,
 }
 
-/// A fresh ledger table (key `operationId`, TTL on `expiresAt`, as in infra/template.yaml) in
-/// `region`, and a ledger over it whose client counts its requests and does not retry (so each
-/// injected fault is seen once).
+/// A fresh ledger table (key, attributes and the sparse `by-case` index as `LedgerTable` in
+/// infra/template.yaml, TTL on `expiresAt`) in `region`, and a ledger over it whose client
+/// counts its requests and does not retry (so each injected fault is seen once).
 async fn fixture_in(region: &str) -> Fixture {
     let config = util::aws_in(region).await;
     let client = Client::new(&config);
     let table = resource::table(&client, "ledger", |table| {
-        table
-            .attribute_definitions(string_attribute("operationId"))
-            .key_schema(key("operationId", KeyType::Hash))
+        crate::saga::as_in_template("LedgerTable", table)
     })
     .await;
     enable_ttl(&client, &table, "expiresAt").await;
@@ -325,6 +322,43 @@ async fn failed_operation_replays_its_error_and_unresolved_one_is_listed_with_it
     assert_eq!(listed[0].operation_id, unknown);
     assert_eq!(listed[0].owner.as_deref(), Some("ops-oncall"));
     assert_eq!(listed[0].next_action.as_deref(), Some("look up job-7"));
+}
+
+#[tokio::test]
+async fn a_resolved_operation_leaves_the_sparse_index_and_is_decided_once() {
+    let f = fixture().await;
+    let unknown = op();
+    let a = fence_of(&f.ledger.claim(&unknown, "p1", T0, &RULES).await.unwrap());
+    f.ledger
+        .mark_unresolved(&unknown, a, "ops-oncall", "look up job-7", T0 + 1)
+        .await
+        .unwrap();
+    let listed_before = f.ledger.unresolved().await.unwrap().len();
+    let resolve = |by: &str| Write::Resolve {
+        by: by.into(),
+        note: "job-7 found".into(),
+    };
+
+    f.ledger
+        .write(&unknown, a, resolve("olivia"), T0 + 2)
+        .await
+        .unwrap();
+    let repeated = f.ledger.write(&unknown, a, resolve("olivia"), T0 + 3).await;
+    let other = f.ledger.write(&unknown, a, resolve("oscar"), T0 + 3).await;
+
+    assert_eq!(listed_before, 1, "the index held it while unresolved");
+    assert!(f.ledger.unresolved().await.unwrap().is_empty());
+    let rec = f.ledger.get(&unknown).await.unwrap().unwrap();
+    assert_eq!(rec.status, LedgerStatus::Resolved);
+    assert_eq!(rec.resolved_by.as_deref(), Some("olivia"));
+    assert_eq!(rec.resolution.as_deref(), Some("job-7 found"));
+    assert!(
+        repeated.is_ok(),
+        "the same write after a lost answer: {repeated:?}"
+    );
+    assert_eq!(other.unwrap_err().name(), "Conflict.FencedOut");
+    let blocked = f.ledger.claim(&unknown, "p1", T0 + 99, &RULES).await;
+    assert_eq!(blocked.unwrap_err().name(), "Conflict.AlreadyDecided");
 }
 
 #[tokio::test]
