@@ -363,10 +363,20 @@ impl Stack {
 
     /// The names of every execution of the pipeline, from every page.
     pub async fn execution_names(&self) -> Vec<String> {
+        self.names_of_executions("StateMachineArn").await
+    }
+
+    /// The names of every execution of the bulk reprocess state machine (the reprocess ids).
+    pub async fn bulk_execution_names(&self) -> Vec<String> {
+        self.names_of_executions("BulkReprocessStateMachineArn")
+            .await
+    }
+
+    async fn names_of_executions(&self, machine_output: &str) -> Vec<String> {
         let mut pages = self
             .sfn
             .list_executions()
-            .state_machine_arn(self.out("StateMachineArn"))
+            .state_machine_arn(self.out(machine_output))
             .max_results(1000)
             .into_paginator()
             .send();

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use aws_sdk_sfn::types::HistoryEvent;
-use docket_e2e::reviewers::{docket, json_of, Session};
+use docket_e2e::reviewers::{docket, json_of};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -114,7 +114,7 @@ async fn main() {
         .unwrap()
         .as_millis() as i64;
     let started = Instant::now();
-    let operator = Session { env: Vec::new() };
+    let operator = docket_e2e::reviewers::operator("bench").await;
     let args = [
         "reprocess",
         "--tenant",

@@ -328,6 +328,35 @@ async fn roles_grant_no_scan_no_wildcard_action_and_star_only_where_no_resource_
 }
 
 #[tokio::test]
+async fn only_review_api_may_start_a_bulk_reprocess() {
+    // Who asked for a reprocess is the operator review-api verified; that holds only if no
+    // other role of the stack may start the bulk state machine (its own role starts the Map's
+    // child executions, which only its definition can do).
+    let stack = Stack::load().await;
+    let bulk = stack.out("BulkReprocessStateMachineArn");
+    let starters: Vec<String> = grants(&stack)
+        .await
+        .iter()
+        .filter(|g| g.actions.iter().any(|a| a == "states:StartExecution"))
+        .filter(|g| g.resources.iter().any(|r| r == bulk || r == "*"))
+        .map(|g| format!("{}/{}", g.role, g.sid))
+        .collect();
+    let expected = [
+        ("ReviewRole", "StartReprocess"),
+        ("BulkReprocessRole", "ChildExecutions"),
+    ];
+    assert_eq!(starters.len(), expected.len(), "{starters:?}");
+    for (role, sid) in expected {
+        assert!(
+            starters
+                .iter()
+                .any(|s| s.contains(role) && s.ends_with(&format!("/{sid}"))),
+            "{role}/{sid} not among {starters:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_upload_whose_ingest_fails_every_attempt_goes_to_the_failure_queue() {
     let stack = Stack::load().await;
     let config = stack

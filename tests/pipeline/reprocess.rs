@@ -1,14 +1,15 @@
-//! Bulk reprocess (issue 12): a tenant's completed documents run again under a changed config
+//! Bulk reprocess (issue 12): a tenant's completed documents run again under a changed rule
 //! through the deployed bulk state machine (a Distributed Map over a manifest in S3), as new runs
-//! of generation 1 beside the old ones, each audited with the reason and reading the stored OCR
-//! (no second text detection); the same request made again starts nothing twice.
+//! of generation 1 beside the old ones, each audited with the reason and the operator the review
+//! API verified, reading the stored OCR (no second text detection); the same request made again
+//! starts nothing twice, and a reviewer cannot start one.
 
 use docket_core::config::PipelineConfig;
 use docket_core::ids::{sha256_hex, ReprocessId, RunId, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::model::step::Step;
 use docket_core::reprocess::{self, Item};
-use docket_e2e::reviewers::{docket, json_of, Session};
+use docket_e2e::reviewers::{self, docket, json_of, Session};
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::util;
 use serde_json::json;
@@ -33,7 +34,10 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     let mut documents = Vec::new();
     for n in 0..documents_count {
         let name = format!("reprocess-{n}.pdf");
-        let body = invoice_pdf(&invoice_lines(&format!("INV-RP-{n}"), "1234.50"));
+        // a total in dollars: the deployed rules read `$` as USD
+        let mut lines = invoice_lines(&format!("INV-RP-{n}"), "");
+        *lines.last_mut().unwrap() = "Total: $1,234.50".into();
+        let body = invoice_pdf(&lines);
         stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
         documents.push(Stack::document_id(&tenant, &name));
     }
@@ -55,15 +59,18 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         selected * 10 >= documents_count * 9,
         "{in_review:?} in review"
     );
+    // the changed rule: this tenant's dollars are Canadian
     let mut changed = serde_json::to_value(PipelineConfig::builtin()).unwrap();
     changed["version"] = json!(docket_e2e::util::unique("e2e-reprocess"));
+    changed["extraction"]["currency_symbols"]["$"] = json!("CAD");
     let changed = PipelineConfig::from_json(&changed.to_string()).unwrap();
     let dir = std::env::temp_dir().join(docket_e2e::util::unique("reprocess"));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("pipeline.json");
     std::fs::write(&file, serde_json::to_string(&changed).unwrap()).unwrap();
-    let operator = Session { env: Vec::new() };
-    docket(&operator, &["config", "publish", file.to_str().unwrap()]).await;
+    let admin = Session { env: Vec::new() };
+    docket(&admin, &["config", "publish", file.to_str().unwrap()]).await;
+    let operator = reviewers::operator("olivia").await;
     let fingerprint = changed.fingerprint();
     let reason = "the e2e rules changed";
     let args = [
@@ -78,7 +85,13 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         "600",
     ];
 
-    // when an operator reprocesses the tenant's documents, and then makes the same request again
+    // when a reviewer asks for a reprocess (refused: only operators start one), and an operator
+    // reprocesses the tenant's documents, and then makes the same request again
+    let reviewer = reviewers::reviewer(&tenant, "rita").await;
+    let mut as_reviewer = args.to_vec();
+    let reviewer_reason = "a reviewer's reprocess";
+    as_reviewer[6] = reviewer_reason;
+    let refused = docket(&reviewer, &as_reviewer).await;
     let first = docket(&operator, &args).await;
     let report = json_of(&first);
     let again = docket(&operator, &args).await;
@@ -104,6 +117,27 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         "{report}"
     );
     let id = report["reprocessId"].as_str().unwrap();
+    assert!(!refused.status.success());
+    let refused_report = json_of(&refused);
+    assert_eq!(refused_report["error"], "Forbidden", "{refused_report}");
+    let reviewers_id = reprocess::Request {
+        tenant: Tenant::parse(&tenant).unwrap(),
+        prefix: None,
+        since: None,
+        config_fingerprint: fingerprint.clone(),
+        reason: reviewer_reason.into(),
+        reocr: false,
+    }
+    .id();
+    let bulk_executions = stack.bulk_execution_names().await;
+    assert!(
+        bulk_executions.contains(&id.to_string()),
+        "{bulk_executions:?}"
+    );
+    assert!(
+        !bulk_executions.contains(&reviewers_id.to_string()),
+        "the reviewer's request started nothing: {bulk_executions:?}"
+    );
     for (document, first_run) in documents.iter().zip(&first_runs) {
         let runs = stack.wait_for_runs(document, 2).await;
         assert_eq!(runs.len(), 2, "{runs:?}");
@@ -135,6 +169,11 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         assert_eq!(detail["reprocessId"], id);
         assert_eq!(detail["previousRunId"], first_run.as_str());
         assert_eq!(detail["generation"], 1);
+        // who asked: the operator whose signed request the review API verified
+        assert_eq!(detail["requestedBy"]["operator"], "olivia", "{detail}");
+        let principal = detail["requestedBy"]["principal"].as_str().unwrap();
+        assert!(principal.ends_with("/olivia"), "{principal}");
+        assert!(detail.get("requestedByClaim").is_none());
 
         // the new run read its source version's stored OCR: no text detection was started for
         // it at the wire, while the first run's start is there to be seen
@@ -168,7 +207,7 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     assert_eq!(report_again["done"], json!(selected));
     assert!(String::from_utf8_lossy(&again.stderr).contains("attaching"));
 
-    // and `docket diff` names what changed between a document's two results
+    // and `docket diff` names what changed between a document's two results: the rule's field
     let runs = stack.wait_for_runs(&documents[0], 2).await;
     let new_run = runs
         .iter()
@@ -182,8 +221,24 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         .iter()
         .map(|c| c["path"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(paths, ["configFingerprint", "configVersion"], "{diff}");
-    assert_eq!(diff["changes"][0]["after"], fingerprint.as_str());
+    let field = paths
+        .iter()
+        .position(|p| p.starts_with("fields.currency"))
+        .unwrap_or_else(|| panic!("no currency change: {diff}"));
+    let mut others = paths.clone();
+    others.remove(field);
+    assert_eq!(others, ["configFingerprint", "configVersion"], "{diff}");
+    let change = &diff["changes"][field];
+    assert_eq!(
+        (&change["before"], &change["after"]),
+        (&json!("USD"), &json!("CAD")),
+        "{diff}"
+    );
+    assert!(diff["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["path"] == "configFingerprint" && c["after"] == fingerprint.as_str()));
 
     // and `status` re-attaches to the reprocess by its id
     let status = json_of(&docket(&operator, &["reprocess", "status", id]).await);
@@ -279,7 +334,9 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
             .await
             .expect("manifest");
         let input = json!({
-            "reprocessId": id, "reason": "tolerance", "requestedBy": "e2e",
+            // (the test starts the Map as review-api would, to control its items)
+            "reprocessId": id, "reason": "tolerance",
+            "requestedBy": {"operator": "e2e", "principal": "e2e"},
             "configFingerprint": stack.out("ConfigFingerprint"),
             "manifest": {"bucket": derived, "key": manifest},
             "batchSize": 1, "toleratedFailurePercentage": tolerate,

@@ -1,9 +1,9 @@
-//! [`Workflow`] on Step Functions: the execution name is the run id, so a duplicate start is
-//! answered `ExecutionAlreadyExists`, which is success here.
+//! [`Workflow`] on Step Functions: the execution name is the run id (the pipeline) or the
+//! reprocess id (the bulk reprocess), so a duplicate start is answered `ExecutionAlreadyExists`,
+//! which is success here.
 
 use aws_sdk_sfn::Client;
 use docket_core::error::ErrorKind;
-use docket_core::ids::RunId;
 use docket_core::model::run::TaskToken;
 use docket_core::ports::{Started, TaskCallback, Workflow};
 use docket_core::Error;
@@ -39,12 +39,12 @@ impl SfnWorkflow {
 }
 
 impl Workflow for SfnWorkflow {
-    async fn start(&self, run: &RunId, input: &Value) -> Result<Started, Error> {
+    async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let result = self
             .client
             .start_execution()
             .state_machine_arn(&self.state_machine_arn)
-            .name(run.as_str())
+            .name(name)
             .input(input.to_string())
             .send()
             .await;

@@ -3,12 +3,13 @@
 //! runs a tenant's documents again, each as a new run of the next generation beside its old
 //! runs; `docket reprocess status ID` re-attaches to one.
 //!
-//! The CLI plans (`docket_core::reprocess::plan`, from the documents table's current runs),
-//! writes the manifest to the derived bucket once per reprocess id, and starts the bulk state
-//! machine with the reprocess id as the execution's name: the same request made again attaches
-//! to the same reprocess and starts no run twice. Progress counts the manifest's runs by their
-//! records: done (ended), failed (failed, unresolved, or never started once the Map ended) and
-//! left.
+//! The CLI plans (`docket_core::reprocess::plan`, from the documents table's current runs) and
+//! writes the manifest to the derived bucket once per reprocess id; then it asks the review API
+//! (`POST /reprocesses`, signed with the operator role session's credentials) to start the bulk
+//! state machine. The API records the verified operator as the requester and names the
+//! execution by the reprocess id: the same request made again attaches to the same reprocess
+//! and starts no run twice. Progress counts the manifest's runs by their records: done (ended),
+//! failed (failed, unresolved, or never started once the Map ended) and left.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -19,10 +20,11 @@ use docket_aws::config::DynamoConfigs;
 use docket_core::ids::{ReprocessId, RunId, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{BlobStore, ConfigStore, RunStatus, Store};
-use docket_core::reprocess::{self, Item, Order, Request};
+use docket_core::reprocess::{self, Item, Request};
 use docket_core::steps::Layout;
 use serde_json::{json, Value};
 
+use crate::review::api::{api_url, Api};
 use crate::stack::{print, Stack};
 use crate::Output;
 
@@ -151,22 +153,21 @@ async fn start(stack: &Stack, args: Start, output: Output) -> anyhow::Result<()>
             items
         }
     };
-    let order = Order {
-        reprocess_id: id.clone(),
-        reason: request.reason.clone(),
-        requested_by: caller().await?,
-        config_fingerprint: request.config_fingerprint.clone(),
+    let start = reprocess::Start {
+        request,
+        batch_size: args.batch_size,
+        tolerated_failure_percentage: args.tolerate,
     };
-    let limits = json!({"batchSize": args.batch_size, "toleratedFailurePercentage": args.tolerate});
-    let started = start_execution(stack, &order, &manifest, limits).await?;
+    let answer = ask_to_start(stack, &start, output).await?;
     eprintln!(
-        "reprocess {id}: {} documents, {}",
+        "reprocess {id}: {} documents, {} (requested by {})",
         items.len(),
-        if started {
+        if answer["started"] == true {
             "started"
         } else {
             "already started"
-        }
+        },
+        answer["requestedBy"]["operator"].as_str().unwrap_or("?")
     );
     let wait = (!args.no_wait).then(|| Duration::from_secs(args.timeout_seconds));
     report(stack, &id, wait, output).await
@@ -198,46 +199,26 @@ async fn plan(stack: &Stack, request: &Request) -> anyhow::Result<Vec<Item>> {
     ))
 }
 
-/// Who the caller's credentials say they are (recorded with the reprocess as a claim: see
-/// README "Reprocess").
-async fn caller() -> anyhow::Result<String> {
-    let sdk = docket_aws::load_config().await;
-    let identity = aws_sdk_sts::Client::new(&sdk)
-        .get_caller_identity()
-        .send()
-        .await
-        .context("sts GetCallerIdentity")?;
-    Ok(identity.arn().unwrap_or("unknown").to_string())
-}
-
-/// Starts the bulk execution named by the reprocess id; `false` when it exists already.
-async fn start_execution(
+/// Asks the review API to start the bulk execution of `start` (its manifest written): its
+/// answer, `started` false when the same request was started before.
+async fn ask_to_start(
     stack: &Stack,
-    order: &Order,
-    manifest: &ObjectRef,
-    limits: Value,
-) -> anyhow::Result<bool> {
-    let mut input = serde_json::to_value(order)?;
-    input["manifest"] = json!({"bucket": manifest.bucket, "key": manifest.key});
-    input["batchSize"] = limits["batchSize"].clone();
-    input["toleratedFailurePercentage"] = limits["toleratedFailurePercentage"].clone();
-    let sdk = docket_aws::load_config().await;
-    let sent = aws_sdk_sfn::Client::new(&sdk)
-        .start_execution()
-        .state_machine_arn(stack.out("BulkReprocessStateMachineArn")?)
-        .name(order.reprocess_id.as_str())
-        .input(input.to_string())
-        .send()
-        .await;
-    match sent {
-        Ok(_) => Ok(true),
-        Err(e)
-            if e.as_service_error()
-                .is_some_and(|e| e.is_execution_already_exists()) =>
-        {
-            Ok(false)
+    start: &reprocess::Start,
+    output: Output,
+) -> anyhow::Result<Value> {
+    let api = Api::connect(stack.out("ReviewApiUrl")?).await?;
+    let url = api_url(&api.base, "reprocesses", &[])?;
+    match api
+        .call("POST", url, Some(&serde_json::to_value(start)?))
+        .await?
+    {
+        Ok(answer) => Ok(answer),
+        Err(refusal) => {
+            if output == Output::Json {
+                print(output, &refusal.json(), String::new);
+            }
+            bail!(refusal.explain(None));
         }
-        Err(e) => Err(e).context("starting the bulk reprocess"),
     }
 }
 

@@ -15,8 +15,8 @@ use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
-    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
-    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
+    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use docket_core::steps::{Clock, Context, Layout};
 use docket_core::Error;
@@ -83,6 +83,24 @@ impl Extra for Review {
         Ok(Review {
             reviews: DynamoReviewStore::with_faults(sdk, env("REVIEW_TABLE")?, faults),
             callback: SfnCallback::with_faults(sdk, faults),
+        })
+    }
+}
+
+/// What review-api has: review's adapters, and the bulk reprocess state machine
+/// (`BULK_REPROCESS_ARN`) it starts for a verified operator (`POST /reprocesses`).
+pub struct ReviewApi {
+    /// The review tasks and the callback.
+    pub review: Review,
+    /// Executions of the bulk reprocess state machine.
+    pub bulk: SfnWorkflow,
+}
+
+impl Extra for ReviewApi {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        Ok(ReviewApi {
+            review: Review::from_env(sdk, faults, store)?,
+            bulk: SfnWorkflow::with_faults(sdk, env("BULK_REPROCESS_ARN")?, faults),
         })
     }
 }
@@ -286,6 +304,27 @@ impl HasCallback for Deps<Review> {
     type Callback = SfnCallback;
     fn callback(&self) -> &SfnCallback {
         &self.extra.callback
+    }
+}
+
+impl HasReviews for Deps<ReviewApi> {
+    type Reviews = DynamoReviewStore;
+    fn reviews(&self) -> &DynamoReviewStore {
+        &self.extra.review.reviews
+    }
+}
+
+impl HasCallback for Deps<ReviewApi> {
+    type Callback = SfnCallback;
+    fn callback(&self) -> &SfnCallback {
+        &self.extra.review.callback
+    }
+}
+
+impl HasBulk for Deps<ReviewApi> {
+    type Bulk = SfnWorkflow;
+    fn bulk(&self) -> &SfnWorkflow {
+        &self.extra.bulk
     }
 }
 

@@ -27,8 +27,8 @@ pub use workflow::{MemoryCallback, MemoryWorkflow};
 use crate::config::PipelineConfig;
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::ports::{
-    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
-    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
+    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use crate::steps::{Clock, Context, Layout};
 
@@ -45,6 +45,8 @@ pub struct MemoryPorts {
     pub ocr: FakeOcr,
     /// Executions.
     pub workflow: MemoryWorkflow,
+    /// Bulk reprocess executions.
+    pub bulk: MemoryWorkflow,
     /// Review tasks.
     pub reviews: MemoryReviewStore,
     /// Callbacks to waiting Tasks.
@@ -98,6 +100,13 @@ impl HasWorkflow for MemoryPorts {
     type Workflow = MemoryWorkflow;
     fn workflow(&self) -> &MemoryWorkflow {
         &self.workflow
+    }
+}
+
+impl HasBulk for MemoryPorts {
+    type Bulk = MemoryWorkflow;
+    fn bulk(&self) -> &MemoryWorkflow {
+        &self.bulk
     }
 }
 

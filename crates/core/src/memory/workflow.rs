@@ -5,7 +5,6 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::ids::RunId;
 use crate::ports::{Started, Workflow};
 use crate::Error;
 
@@ -17,12 +16,12 @@ pub struct MemoryWorkflow {
 }
 
 impl Workflow for MemoryWorkflow {
-    async fn start(&self, run: &RunId, input: &Value) -> Result<Started, Error> {
+    async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let mut executions = self.executions.lock().unwrap();
-        if executions.contains_key(run.as_str()) {
+        if executions.contains_key(name) {
             return Ok(Started::AlreadyExists);
         }
-        executions.insert(run.as_str().to_string(), input.clone());
+        executions.insert(name.to_string(), input.clone());
         Ok(Started::New)
     }
 }

@@ -42,6 +42,11 @@ accessor! {
     HasWorkflow { type Workflow: Workflow; fn workflow; }
 }
 accessor! {
+    /// A bundle that starts bulk reprocesses (the bulk reprocess state machine; only review-api,
+    /// for a verified operator).
+    HasBulk { type Bulk: Workflow; fn bulk; }
+}
+accessor! {
     /// A bundle with the review tasks.
     HasReviews { type Reviews: ReviewStore; fn reviews; }
 }

@@ -16,8 +16,8 @@ mod workflow;
 
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
-    HasBlobs, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger, HasOcr,
-    HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
+    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 pub use config::{ConfigStore, Published, PublishedConfig};
 pub use ledger::Ledger;

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ErrorKind;
-use crate::ids::RunId;
 use crate::model::run::TaskToken;
 use crate::Error;
 
@@ -24,10 +23,11 @@ pub enum Started {
 
 /// The workflow engine.
 pub trait Workflow: Send + Sync {
-    /// Starts the execution named `run` with `input` (ids and pointers only).
+    /// Starts the execution named `name` (a run id, a reprocess id) with `input` (ids and
+    /// pointers only).
     fn start(
         &self,
-        run: &RunId,
+        name: &str,
         input: &Value,
     ) -> impl Future<Output = Result<Started, Error>> + Send;
 }

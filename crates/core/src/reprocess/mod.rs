@@ -17,7 +17,7 @@ use crate::Error;
 
 /// What an operator asks to reprocess (`docket reprocess`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Request {
     /// Whose documents.
     pub tenant: Tenant,
@@ -221,13 +221,56 @@ pub struct Order {
     pub reprocess_id: ReprocessId,
     /// Why.
     pub reason: String,
-    /// Who asked, as the CLI's credentials named them (STS GetCallerIdentity). Whoever may start
-    /// the bulk execution writes this field, so it is recorded as a claim (`requestedByClaim`),
-    /// never used as evidence: the verified record of who started a reprocess is CloudTrail's
-    /// `StartExecution` (README "Reprocess").
-    pub requested_by: String,
+    /// Who asked: the operator review-api verified (`steps::reprocess::begin`), the only
+    /// function that starts the bulk state machine.
+    pub requested_by: Requester,
     /// The config the new runs run under.
     pub config_fingerprint: String,
+}
+
+/// The operator who asked for a reprocess, as review-api's function URL verified them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Requester {
+    /// Their id (the operator role session's name).
+    pub operator: String,
+    /// The verified principal ARN.
+    pub principal: String,
+}
+
+/// What an operator sends review-api to start a reprocess whose manifest is written
+/// (`POST /reprocesses`): the request (its id names the manifest) and the Map's limits. Who
+/// asks is never a field: it is the signed caller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Start {
+    /// The request.
+    pub request: Request,
+    /// Items per batch (one child execution each), 1 to [`MAX_BATCH_SIZE`].
+    pub batch_size: u32,
+    /// The share of items (percent) that may fail before the reprocess fails.
+    pub tolerated_failure_percentage: u32,
+}
+
+/// The most items one batch (one child execution of the Map) takes.
+pub const MAX_BATCH_SIZE: u32 = 1000;
+
+impl Start {
+    /// Checks the request and the limits (`Fatal.BadInput` naming what is wrong).
+    pub fn check(&self) -> Result<(), Error> {
+        self.request.check()?;
+        if !(1..=MAX_BATCH_SIZE).contains(&self.batch_size) {
+            return Err(Error::BadInput(format!(
+                "the batch size must be 1 to {MAX_BATCH_SIZE}"
+            )));
+        }
+        if self.tolerated_failure_percentage > 100 {
+            return Err(Error::BadInput(
+                "the tolerated failure percentage must be 0 to 100".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One batch of the Map: its items and the order they belong to (the `ItemBatcher`'s shape).

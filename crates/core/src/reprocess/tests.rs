@@ -219,7 +219,10 @@ fn a_batch_reads_as_the_item_batcher_writes_it() {
         "BatchInput": {
             "reprocessId": request().id(),
             "reason": "r",
-            "requestedBy": "arn:aws:iam::000000000000:root",
+            "requestedBy": {
+                "operator": "olivia",
+                "principal": "arn:aws:sts::000000000000:assumed-role/docket-operator/olivia"
+            },
             "configFingerprint": "cfg-new"
         }
     });

@@ -206,7 +206,7 @@ pub(super) async fn begin_run(
     )
     .await?;
     let body = json!({ "run": input });
-    ports.workflow().start(&input.run_id, &body).await
+    ports.workflow().start(input.run_id.as_str(), &body).await
 }
 
 /// Checks the bytes are a document we can process.

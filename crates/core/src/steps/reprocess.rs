@@ -1,6 +1,14 @@
-//! Reprocess: the reprocess function's step. A batch of the bulk Map becomes one new run per
-//! item, each recorded with a `document.reprocessed` audit entry (the reprocess id, the reason,
-//! who asked, the generation and the run it follows) and started like an upload's run
+//! Reprocess, in two steps.
+//!
+//! [`begin`] is review-api's, for a verified operator (`POST /reprocesses`, `docket
+//! reprocess`): it checks the request, that its config is published and its manifest written,
+//! and starts the bulk state machine's execution named by the reprocess id, with the operator
+//! as the requester. Only review-api starts that state machine (README "Reprocess"), so who
+//! asked is what the function URL verified, never what a caller wrote.
+//!
+//! [`start`] is the reprocess function's, invoked by the bulk Map: a batch becomes one new run
+//! per item, each recorded with a `document.reprocessed` audit entry (the reprocess id, the
+//! reason, who asked, the generation and the run it follows) and started like an upload's run
 //! (`ingest::begin_run`). A batch run again (a Map retry, the same reprocess started twice)
 //! starts nothing twice: the run ids are fixed by the manifest.
 
@@ -12,11 +20,76 @@ use super::ingest::begin_run;
 use super::Context;
 use crate::audit::AuditDraft;
 use crate::error::Family;
+use crate::ids::ReprocessId;
 use crate::ids::{parse_inbox_key, DocumentId, RunId};
+use crate::model::run::ObjectRef;
 use crate::model::step::Step;
-use crate::ports::{HasConfigs, HasStore, HasWorkflow, Started};
-use crate::reprocess::{Batch, Item, Order};
+use crate::ports::{
+    BlobStore, ConfigStore, HasBlobs, HasBulk, HasConfigs, HasStore, HasWorkflow, Started, Workflow,
+};
+use crate::reprocess::{manifest_key, Batch, Item, Order, Requester, Start};
+use crate::review::identity::Operator;
 use crate::Error;
+
+/// A reprocess review-api started (or found started).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Begun {
+    /// The reprocess (the bulk execution's name).
+    pub reprocess_id: ReprocessId,
+    /// Whether this call started the bulk execution (the same request again finds it).
+    pub execution: Started,
+    /// Who asked.
+    pub requested_by: Requester,
+}
+
+/// Starts the bulk execution of `asked` for `operator`. The request and limits must be valid
+/// ([`Start::check`]), its config published and its manifest written (`docket reprocess`
+/// writes it first, at [`manifest_key`] of the request's id): each missing one is
+/// `Fatal.BadInput` naming it, and nothing starts. The same request again starts nothing and
+/// answers `AlreadyExists` (the execution's name is the reprocess id).
+pub async fn begin(
+    ports: &(impl HasBlobs + HasConfigs + HasBulk),
+    ctx: &Context,
+    operator: &Operator,
+    asked: &Start,
+) -> Result<Begun, Error> {
+    asked.check()?;
+    let request = &asked.request;
+    let fingerprint = &request.config_fingerprint;
+    let deployed = ctx.config.fingerprint() == *fingerprint;
+    if !deployed && ports.configs().get(fingerprint).await?.is_none() {
+        return Err(Error::BadInput(format!(
+            "no config {fingerprint} is published (docket config publish FILE)"
+        )));
+    }
+    let id = request.id();
+    let manifest = ObjectRef::new(&ctx.layout.derived_bucket, manifest_key(&id));
+    if ports.blobs().head(&manifest).await?.is_none() {
+        return Err(Error::BadInput(format!(
+            "reprocess {id} has no manifest at {manifest} (docket reprocess writes it)"
+        )));
+    }
+    let order = Order {
+        reprocess_id: id.clone(),
+        reason: request.reason.clone(),
+        requested_by: Requester {
+            operator: operator.id.clone(),
+            principal: operator.principal.clone(),
+        },
+        config_fingerprint: fingerprint.clone(),
+    };
+    let mut input = serde_json::to_value(&order).expect("orders serialize");
+    input["manifest"] = json!({"bucket": manifest.bucket, "key": manifest.key});
+    input["batchSize"] = json!(asked.batch_size);
+    input["toleratedFailurePercentage"] = json!(asked.tolerated_failure_percentage);
+    let execution = ports.bulk().start(id.as_str(), &input).await?;
+    Ok(Begun {
+        reprocess_id: id,
+        execution,
+        requested_by: order.requested_by,
+    })
+}
 
 /// A run a batch started (or found started).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,8 +181,7 @@ async fn start_one(
         .detail(json!({
             "reprocessId": order.reprocess_id,
             "reason": order.reason,
-            // A claim, not evidence: see `Order::requested_by`.
-            "requestedByClaim": order.requested_by,
+            "requestedBy": order.requested_by,
             "generation": item.generation,
             "previousRunId": item.from_run_id,
             "configFingerprint": fingerprint,

@@ -23,7 +23,9 @@ mod tasks;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::{ErrorKind, Family};
-use docket_core::ports::{HasCallback, HasLedger, HasReviews, HasStore};
+use docket_core::ports::{
+    HasBlobs, HasBulk, HasCallback, HasConfigs, HasLedger, HasReviews, HasStore,
+};
 use docket_core::review::identity::{Operators, Reviewers};
 use docket_core::steps::Context;
 use docket_core::Error;
@@ -62,10 +64,21 @@ impl Callers {
     }
 }
 
+/// The ports review-api uses.
+pub trait Ports:
+    HasStore + HasLedger + HasReviews + HasCallback + HasBlobs + HasConfigs + HasBulk
+{
+}
+
+impl<P> Ports for P where
+    P: HasStore + HasLedger + HasReviews + HasCallback + HasBlobs + HasConfigs + HasBulk
+{
+}
+
 /// Serves one invocation: a function URL request (payload format 2.0) gets its HTTP answer; any
 /// other payload is refused as `Fatal.BadInput`.
 pub async fn handle(
-    ports: &(impl HasStore + HasLedger + HasReviews + HasCallback),
+    ports: &impl Ports,
     ctx: &Context,
     callers: &Callers,
     payload: Value,
@@ -88,12 +101,7 @@ fn is_function_url_request(payload: &Value) -> bool {
 }
 
 /// Serves one function URL request.
-async fn serve(
-    ports: &(impl HasStore + HasLedger + HasReviews + HasCallback),
-    ctx: &Context,
-    callers: &Callers,
-    payload: Value,
-) -> Value {
+async fn serve(ports: &impl Ports, ctx: &Context, callers: &Callers, payload: Value) -> Value {
     let request: LambdaFunctionUrlRequest = match serde_json::from_value(payload) {
         Ok(r) => r,
         Err(_) => return failed(&Error::BadInput("not a function URL request".into()), None),
@@ -120,7 +128,7 @@ async fn serve(
         .split('/')
         .filter(|s| !s.is_empty())
         .collect();
-    if let ["operations", ..] = segments.as_slice() {
+    if let ["operations" | "reprocesses", ..] = segments.as_slice() {
         let operator = match callers.operators.operator(caller, account) {
             Ok(o) => o,
             Err(e) => return forbidden(&e.to_string()),
@@ -128,6 +136,9 @@ async fn serve(
         return match (method.as_str(), segments.as_slice()) {
             ("POST", ["operations", id, "resolution"]) => {
                 operations::resolve(ports, ctx, &operator, id, &request).await
+            }
+            ("POST", ["reprocesses"]) => {
+                operations::reprocess(ports, ctx, &operator, &request).await
             }
             _ => not_found(),
         };

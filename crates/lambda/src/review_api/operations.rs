@@ -1,13 +1,16 @@
-//! The operators' endpoint: `POST /operations/{id}/resolution` with `{"runId", "note"}` records
+//! The operators' endpoints. `POST /operations/{id}/resolution` with `{"runId", "note"}` records
 //! the calling operator's decision on an unresolved operation (`docket_core::steps::resolve`).
-//! The operator is the verified caller; the request names only what is decided and why.
+//! `POST /reprocesses` with a `docket_core::reprocess::Start` starts a bulk reprocess whose
+//! manifest is written (`docket_core::steps::reprocess::begin`). The operator is the verified
+//! caller; a request names only what is asked and why.
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::ids::{OperationId, RunId};
-use docket_core::ports::{HasLedger, HasStore};
+use docket_core::ports::{HasBlobs, HasBulk, HasConfigs, HasLedger, HasStore, Started};
+use docket_core::reprocess::Start;
 use docket_core::review::identity::Operator;
-use docket_core::steps::resolve;
 use docket_core::steps::Context;
+use docket_core::steps::{reprocess as bulk, resolve};
 use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -70,6 +73,42 @@ pub(super) async fn resolve(
                 "runWas": r.run_was,
                 "resolvedBy": operator.id,
                 "auditSeq": r.audit_seq,
+            }),
+        ),
+        Err(Failure(e)) => failed(&e, None),
+    }
+}
+
+/// `POST /reprocesses`: 200 with `started` false when the same request was started before.
+pub(super) async fn reprocess(
+    ports: &(impl HasBlobs + HasConfigs + HasBulk),
+    ctx: &Context,
+    operator: &Operator,
+    request: &LambdaFunctionUrlRequest,
+) -> Value {
+    let body = match read_body(request) {
+        Ok(b) => b,
+        Err(answer) => return answer,
+    };
+    let asked = match serde_json::from_slice::<Start>(&body) {
+        Ok(a) => a,
+        Err(e) => return failed(&Error::BadInput(format!("reprocess body: {e}")), None),
+    };
+    let id = asked.request.id();
+    let span = span("ops.reprocess", "", "", id.as_str());
+    let begun = traced(span, async {
+        let b = bulk::begin(ports, ctx, operator, &asked).await?;
+        tracing::info!(operator = %operator.id, started = ?b.execution, "reprocess asked");
+        Ok(b)
+    })
+    .await;
+    match begun {
+        Ok(b) => respond(
+            200,
+            json!({
+                "reprocessId": b.reprocess_id,
+                "started": b.execution == Started::New,
+                "requestedBy": b.requested_by,
             }),
         ),
         Err(Failure(e)) => failed(&e, None),

@@ -3,8 +3,21 @@
 
 use super::*;
 use crate::ids::Tenant;
-use crate::reprocess::{plan, Batch, Order, Request};
+use crate::reprocess::{manifest_key, plan, to_jsonl, Batch, Order, Request, Requester, Start};
+use crate::review::identity::Operator;
 use crate::steps::reprocess;
+
+/// A reprocess of `acme`'s documents under the built-in config.
+fn request(w: &World) -> Request {
+    Request {
+        tenant: Tenant::parse("acme").unwrap(),
+        prefix: None,
+        since: None,
+        config_fingerprint: w.ctx.config.fingerprint(),
+        reason: "the total rule changed".into(),
+        reocr: false,
+    }
+}
 
 /// A batch reprocessing the document of `ocr_ready` (already run to completion) under the
 /// built-in config.
@@ -13,14 +26,7 @@ async fn completed_and_batched(w: &World) -> (RunInput, Batch) {
     let (status, _) = w.run(&first).await.unwrap();
     assert_eq!(status, "completed");
     let current = w.ports.store.run(&first.run_id).await.unwrap().unwrap();
-    let request = Request {
-        tenant: Tenant::parse("acme").unwrap(),
-        prefix: None,
-        since: None,
-        config_fingerprint: w.ctx.config.fingerprint(),
-        reason: "the total rule changed".into(),
-        reocr: false,
-    };
+    let request = request(w);
     let runs = [current];
     let items = plan(
         &request,
@@ -30,7 +36,10 @@ async fn completed_and_batched(w: &World) -> (RunInput, Batch) {
     let order = Order {
         reprocess_id: request.id(),
         reason: request.reason.clone(),
-        requested_by: "arn:aws:sts::000000000000:assumed-role/ops/alice".into(),
+        requested_by: Requester {
+            operator: "olivia".into(),
+            principal: "arn:aws:sts::000000000000:assumed-role/docket-operator/olivia".into(),
+        },
         config_fingerprint: request.config_fingerprint.clone(),
     };
     (first, Batch { items, order })
@@ -62,9 +71,10 @@ async fn a_reprocessed_document_runs_again_as_generation_1_beside_its_first_run(
     assert_eq!(last.draft.run_id.as_ref(), Some(&again.run_id));
     assert_eq!(last.draft.detail["reason"], "the total rule changed");
     assert_eq!(last.draft.detail["previousRunId"], first.run_id.as_str());
+    assert_eq!(last.draft.detail["requestedBy"]["operator"], "olivia");
     assert_eq!(
-        last.draft.detail["requestedByClaim"],
-        batch.order.requested_by
+        last.draft.detail["requestedBy"]["principal"],
+        batch.order.requested_by.principal
     );
 
     // The new run completes on its source version's stored OCR (no second provider job) and
@@ -220,4 +230,122 @@ async fn a_line_naming_another_tenants_document_fails_its_batch_after_the_others
         .filter(|a| *a == "document.reprocessed")
         .count();
     assert_eq!(reprocessed, 1, "{chain:?}");
+}
+
+fn olivia() -> Operator {
+    Operator {
+        id: "olivia".into(),
+        principal: "arn:aws:sts::000000000000:assumed-role/docket-operator/olivia".into(),
+    }
+}
+
+/// An operator's start of a reprocess of `acme`'s documents under the built-in config.
+fn asked(w: &World) -> Start {
+    Start {
+        request: request(w),
+        batch_size: 20,
+        tolerated_failure_percentage: 10,
+    }
+}
+
+/// Writes the manifest of `asked` (as `docket reprocess` does before it asks review-api).
+async fn write_manifest(w: &World, asked: &Start) -> ObjectRef {
+    let (first, batch) = completed_and_batched(w).await;
+    let _ = first;
+    let manifest = ObjectRef::new(
+        &w.ctx.layout.derived_bucket,
+        manifest_key(&asked.request.id()),
+    );
+    w.ports
+        .blobs
+        .put(
+            &manifest,
+            to_jsonl(&batch.items).into_bytes(),
+            "application/jsonl",
+        )
+        .await
+        .unwrap();
+    manifest
+}
+
+#[tokio::test]
+async fn an_operators_reprocess_starts_one_bulk_execution_that_names_them() {
+    let w = world();
+    let asked = asked(&w);
+    let manifest = write_manifest(&w, &asked).await;
+
+    let begun = reprocess::begin(&w.ports, &w.ctx, &olivia(), &asked)
+        .await
+        .unwrap();
+    let again = reprocess::begin(&w.ports, &w.ctx, &olivia(), &asked)
+        .await
+        .unwrap();
+
+    assert_eq!(begun.reprocess_id, asked.request.id());
+    assert_eq!(
+        (&begun.execution, &again.execution),
+        (&Started::New, &Started::AlreadyExists)
+    );
+    let executions = w.ports.bulk.executions.lock().unwrap().clone();
+    assert_eq!(executions.len(), 1, "{executions:?}");
+    let input = &executions[begun.reprocess_id.as_str()];
+    assert_eq!(input["requestedBy"]["operator"], "olivia");
+    assert_eq!(input["requestedBy"]["principal"], olivia().principal);
+    assert_eq!(input["reason"], "the total rule changed");
+    assert_eq!(input["manifest"]["key"], manifest.key.as_str());
+    assert_eq!(input["manifest"]["bucket"], manifest.bucket.as_str());
+    assert_eq!(
+        (
+            input["batchSize"].clone(),
+            input["toleratedFailurePercentage"].clone()
+        ),
+        (serde_json::json!(20), serde_json::json!(10))
+    );
+    let order: Order = serde_json::from_value(input.clone()).unwrap();
+    assert_eq!(order.reprocess_id, begun.reprocess_id);
+}
+
+#[tokio::test]
+async fn a_reprocess_without_its_manifest_its_config_or_sane_limits_starts_nothing() {
+    let w = world();
+    let no_manifest = asked(&w);
+    let err = reprocess::begin(&w.ports, &w.ctx, &olivia(), &no_manifest)
+        .await
+        .unwrap_err();
+    assert_eq!(err.name(), "Fatal.BadInput", "{err}");
+    assert!(err.to_string().contains("no manifest"), "{err}");
+
+    let mut unpublished = asked(&w);
+    unpublished.request.config_fingerprint = "cfg-never-published".into();
+    write_manifest(&w, &unpublished).await;
+    let err = reprocess::begin(&w.ports, &w.ctx, &olivia(), &unpublished)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no config"), "{err}");
+
+    for (batch_size, tolerated) in [(0, 0), (1001, 0), (20, 101)] {
+        let mut limits = asked(&w);
+        limits.batch_size = batch_size;
+        limits.tolerated_failure_percentage = tolerated;
+        let err = reprocess::begin(&w.ports, &w.ctx, &olivia(), &limits)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.name(),
+            "Fatal.BadInput",
+            "{batch_size} {tolerated}: {err}"
+        );
+    }
+    assert!(w.ports.bulk.executions.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_start_cannot_name_who_asked() {
+    let w = world();
+    let mut body = serde_json::to_value(asked(&w)).unwrap();
+    body["requestedBy"] = serde_json::json!({"operator": "mallory", "principal": "x"});
+    assert!(serde_json::from_value::<Start>(body).is_err());
+    let mut body = serde_json::to_value(asked(&w)).unwrap();
+    body["request"]["requestedBy"] = serde_json::json!("mallory");
+    assert!(serde_json::from_value::<Start>(body).is_err());
 }

@@ -59,3 +59,56 @@ async fn only_an_operator_resolves_an_operation_and_only_once() {
         .unwrap();
     assert_eq!(run.status, RunStatus::Resolved);
 }
+
+#[tokio::test]
+async fn only_an_operator_starts_a_reprocess_and_it_names_the_signed_operator() {
+    use docket_core::model::run::ObjectRef;
+    use docket_core::ports::BlobStore;
+    use docket_core::reprocess::{manifest_key, Request};
+
+    let w = world();
+    let request = Request {
+        tenant: docket_core::ids::Tenant::parse("acme").unwrap(),
+        prefix: None,
+        since: None,
+        config_fingerprint: w.ctx.config.fingerprint(),
+        reason: "the total rule changed".into(),
+        reocr: false,
+    };
+    let body = json!({"request": request, "batchSize": 20, "toleratedFailurePercentage": 0});
+    let manifest = ObjectRef::new(&w.ctx.layout.derived_bucket, manifest_key(&request.id()));
+    let without_manifest = w
+        .api(Some(OLIVIA), "POST", "/reprocesses", body.clone())
+        .await;
+    w.ports
+        .blobs
+        .put(&manifest, b"{}\n".to_vec(), "application/jsonl")
+        .await
+        .unwrap();
+
+    let unsigned = w.api(None, "POST", "/reprocesses", body.clone()).await;
+    let reviewer = w
+        .api(Some(ALICE), "POST", "/reprocesses", body.clone())
+        .await;
+    let mut smuggled = body.clone();
+    smuggled["requestedBy"] = json!({"operator": "mallory", "principal": OLIVIA});
+    let forged = w.api(Some(OLIVIA), "POST", "/reprocesses", smuggled).await;
+    let (first, started) = w
+        .api(Some(OLIVIA), "POST", "/reprocesses", body.clone())
+        .await;
+    let (second, again) = w.api(Some(OLIVIA), "POST", "/reprocesses", body).await;
+
+    assert_eq!(without_manifest.0, 400, "{}", without_manifest.1);
+    assert_eq!((unsigned.0, reviewer.0, forged.0), (403, 403, 400));
+    assert_eq!(first, 200, "{started}");
+    assert_eq!(
+        (&started["started"], &started["requestedBy"]["operator"]),
+        (&json!(true), &json!("olivia"))
+    );
+    assert_eq!((second, &again["started"]), (200, &json!(false)));
+    let executions = w.ports.bulk.executions.lock().unwrap().clone();
+    assert_eq!(executions.len(), 1, "one bulk execution: {executions:?}");
+    let input = &executions[request.id().as_str()];
+    assert_eq!(input["requestedBy"]["operator"], "olivia");
+    assert_eq!(input["requestedBy"]["principal"], OLIVIA);
+}
