@@ -311,7 +311,7 @@ fn step_of(state: &Value) -> Option<Step> {
         ("${CompensateFunctionArn}", Some("compensate")) => Step::Compensate,
         ("${ReviewCallbackFunctionArn}", Some("open")) => Step::Review,
         ("${ReviewCallbackFunctionArn}", Some("escalate")) => Step::Escalate,
-        ("${ReprocessFunctionArn}", Some("start")) => Step::Reprocess,
+        ("${ReprocessFunctionArn}", Some("start" | "check")) => Step::Reprocess,
         _ => return None,
     })
 }

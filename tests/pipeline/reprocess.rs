@@ -388,6 +388,27 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
             );
             continue;
         }
+        // and a batch held its slot while its run worked: never more runs at work (from their
+        // start to the end of their Route, whose OCR asked Textract again) than the Map's
+        // MaxConcurrency times the batch size (1), though all nine were ready at once
+        let started: Vec<&str> = status["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["state"] == "done")
+            .map(|r| r["runId"].as_str().unwrap())
+            .collect();
+        assert_eq!(started.len(), 9, "{status}");
+        let concurrency: usize = stack
+            .parameter("ReprocessConcurrency")
+            .await
+            .parse()
+            .unwrap();
+        let at_work = runs_at_work(&stack, &started).await;
+        assert!(
+            (1..=concurrency).contains(&at_work),
+            "{at_work} runs at work at once (MaxConcurrency {concurrency}, batches of 1)"
+        );
         // the Map's results name the failed batch and why
         let map_runs = stack
             .sfn
@@ -412,4 +433,30 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
             "{failed_results}"
         );
     }
+}
+
+/// The most of `runs` at work at one instant: each from its execution's start to its Route's
+/// end (when its record stopped being `started`).
+async fn runs_at_work(stack: &Stack, runs: &[&str]) -> usize {
+    let mut edges = Vec::new();
+    for run in runs {
+        let history = stack.history(run).await;
+        let start = history[0].timestamp().as_secs_f64();
+        let routed = history
+            .iter()
+            .find(|e| {
+                e.state_exited_event_details()
+                    .is_some_and(|d| d.name() == "Route")
+            })
+            .unwrap_or_else(|| panic!("run {run} never left Route"));
+        edges.push((start, 1));
+        edges.push((routed.timestamp().as_secs_f64(), -1));
+    }
+    edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let (mut open, mut most) = (0, 0);
+    for (_, step) in edges {
+        open += step;
+        most = most.max(open);
+    }
+    most as usize
 }

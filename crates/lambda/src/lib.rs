@@ -33,4 +33,6 @@ mod fixtures;
 
 pub use deps::Deps;
 pub use logs::{init_tracing, span};
-pub use runtime::{answer, parse, run_context, run_step, serve, traced, Failure};
+pub use runtime::{
+    answer, parse, run_context, run_step, serve, serve_with_deadline, traced, Failure,
+};

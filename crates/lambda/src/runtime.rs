@@ -15,6 +15,7 @@ use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use time::OffsetDateTime;
 use tracing::Span;
 
 use crate::span;
@@ -49,6 +50,22 @@ where
     let handler = &handler;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| async move {
         handler(parse(event.payload)?).await
+    }))
+    .await
+}
+
+/// As [`serve`], with each invocation's deadline for a handler that must stop in time (one that
+/// works through a list, as reprocess does through a batch).
+pub async fn serve_with_deadline<R, F, Fut>(handler: F) -> Result<(), lambda_runtime::Error>
+where
+    R: DeserializeOwned,
+    F: Fn(R, OffsetDateTime) -> Fut,
+    Fut: Future<Output = Result<Value, Failure>>,
+{
+    let handler = &handler;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| async move {
+        let deadline = OffsetDateTime::from(event.context.deadline());
+        handler(parse(event.payload)?, deadline).await
     }))
     .await
 }

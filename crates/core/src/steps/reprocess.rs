@@ -10,22 +10,29 @@
 //! per item, each recorded with a `document.reprocessed` audit entry (the reprocess id, the
 //! reason, who asked, the generation and the run it follows) and started like an upload's run
 //! (`ingest::begin_run`). A batch run again (a Map retry, the same reprocess started twice)
-//! starts nothing twice: the run ids are fixed by the manifest.
+//! starts nothing twice: the run ids are fixed by the manifest. A batch stops starting before
+//! its function's deadline and asks for a retry, which starts the rest.
+//!
+//! [`pace`] holds the batch's child execution until its runs stopped working (each completed,
+//! waiting for a reviewer, or ended otherwise), so the Map's `MaxConcurrency` bounds the runs
+//! at work, not only the rate they start at: at most `ReprocessConcurrency` × batch size runs
+//! use the OCR provider at once, however long the manifest.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use time::{Duration, OffsetDateTime};
 
 use super::config::published;
 use super::ingest::begin_run;
 use super::Context;
 use crate::audit::AuditDraft;
 use crate::error::Family;
-use crate::ids::ReprocessId;
-use crate::ids::{parse_inbox_key, DocumentId, RunId};
+use crate::ids::{parse_inbox_key, DocumentId, ReprocessId, RunId};
 use crate::model::run::ObjectRef;
 use crate::model::step::Step;
 use crate::ports::{
-    BlobStore, ConfigStore, HasBlobs, HasBulk, HasConfigs, HasStore, HasWorkflow, Started, Workflow,
+    BlobStore, ConfigStore, HasBlobs, HasBulk, HasConfigs, HasStore, HasWorkflow, RunStatus,
+    Started, Store, Workflow,
 };
 use crate::reprocess::{manifest_key, Batch, Item, Order, Requester, Start};
 use crate::review::identity::Operator;
@@ -105,14 +112,17 @@ pub struct Restarted {
     pub execution: Started,
 }
 
-/// Starts the runs of `batch`, in order. The batch's config must be published (the new runs'
-/// steps read it by fingerprint): an unpublished one is `Fatal.Internal` before anything starts.
-/// Every item is tried; if any failed, the batch fails naming each failed document (the Map
-/// counts a failed batch's items as failed), after the others were started.
+/// Starts the runs of `batch`, in order, until `stop_by` (the function's deadline less a margin).
+/// The batch's config must be published (the new runs' steps read it by fingerprint): an
+/// unpublished one is `Fatal.Internal` before anything starts. Every item is tried; if any
+/// failed, the batch fails naming each failed document (the Map counts a failed batch's items
+/// as failed), after the others were started. Items left at `stop_by` are `Transient.InProgress`:
+/// the Map's retry of the batch finds the started ones started and starts the rest.
 pub async fn start(
     ports: &(impl HasStore + HasWorkflow + HasConfigs),
     ctx: &Context,
     batch: &Batch,
+    stop_by: OffsetDateTime,
 ) -> Result<Vec<Restarted>, Error> {
     let order = &batch.order;
     let fingerprint = &order.config_fingerprint;
@@ -122,6 +132,13 @@ pub async fn start(
     let mut started = Vec::with_capacity(batch.items.len());
     let mut failed = Vec::new();
     for item in &batch.items {
+        if ctx.clock.now() >= stop_by {
+            return Err(Error::InProgress(format!(
+                "{} of {} items tried before the function's deadline; a retry starts the rest",
+                started.len() + failed.len(),
+                batch.items.len()
+            )));
+        }
         match start_one(ports, ctx, order, item).await {
             Ok(run) => started.push(run),
             Err(e) => failed.push((item.document_id.clone(), e)),
@@ -131,6 +148,39 @@ pub async fn start(
         None => Ok(started),
         Some((_, first)) => Err(batch_failure(batch.items.len(), &failed, first)),
     }
+}
+
+/// How long a batch's child execution waits for its runs to stop working ([`pace`]) before it
+/// ends anyway. A run stays `started` past this only if it is stuck (its own steps' timeouts
+/// end a working run long before), and a stuck run must not hold a slot of the Map for ever.
+pub const PACING_LIMIT: Duration = Duration::hours(1);
+
+/// Whether a batch's runs still work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pace {
+    /// Runs of the batch still `started` (running their steps).
+    pub working: usize,
+    /// Whether the batch's child execution may end: none works, or it waited [`PACING_LIMIT`]
+    /// since `since`.
+    pub done: bool,
+}
+
+/// How many of `runs` (a batch's, started at `since`) still work. A run that no longer is
+/// `started` (completed, awaiting review, failed, ...) or has no record does not count.
+pub async fn pace(
+    ports: &impl HasStore,
+    ctx: &Context,
+    runs: &[RunId],
+    since: OffsetDateTime,
+) -> Result<Pace, Error> {
+    let mut working = 0;
+    for run in runs {
+        let record = ports.store().run(run).await?;
+        working += usize::from(record.is_some_and(|r| r.status == RunStatus::Started));
+    }
+    let done = working == 0 || ctx.clock.now() - since >= PACING_LIMIT;
+    Ok(Pace { working, done })
 }
 
 /// The batch's error when some items failed (the others were started): a transient failure's

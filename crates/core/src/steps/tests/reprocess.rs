@@ -19,6 +19,11 @@ fn request(w: &World) -> Request {
     }
 }
 
+/// A deadline far enough away for any batch.
+fn later(w: &World) -> time::OffsetDateTime {
+    w.ctx.clock.now() + time::Duration::hours(1)
+}
+
 /// A batch reprocessing the document of `ocr_ready` (already run to completion) under the
 /// built-in config.
 async fn completed_and_batched(w: &World) -> (RunInput, Batch) {
@@ -50,7 +55,9 @@ async fn a_reprocessed_document_runs_again_as_generation_1_beside_its_first_run(
     let w = world();
     let (first, batch) = completed_and_batched(&w).await;
 
-    let started = reprocess::start(&w.ports, &w.ctx, &batch).await.unwrap();
+    let started = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+        .await
+        .unwrap();
 
     assert_eq!(started.len(), 1);
     let again = &started[0];
@@ -117,11 +124,15 @@ async fn a_reprocessed_document_runs_again_as_generation_1_beside_its_first_run(
 async fn a_batch_run_twice_starts_and_audits_each_run_once() {
     let w = world();
     let (first, batch) = completed_and_batched(&w).await;
-    reprocess::start(&w.ports, &w.ctx, &batch).await.unwrap();
+    reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+        .await
+        .unwrap();
     let entries = w.entries(&first.document_id).await.len();
     let executions = w.ports.workflow.executions.lock().unwrap().len();
 
-    let again = reprocess::start(&w.ports, &w.ctx, &batch).await.unwrap();
+    let again = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+        .await
+        .unwrap();
 
     assert_eq!(again[0].execution, Started::AlreadyExists);
     assert_eq!(w.entries(&first.document_id).await.len(), entries);
@@ -138,7 +149,7 @@ async fn a_batch_under_an_unpublished_config_starts_nothing() {
     batch.order.config_fingerprint = "cfg-never-published".into();
     let executions = w.ports.workflow.executions.lock().unwrap().len();
 
-    let err = reprocess::start(&w.ports, &w.ctx, &batch)
+    let err = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
         .await
         .unwrap_err();
 
@@ -160,7 +171,7 @@ async fn a_generation_0_item_is_refused() {
     let (_, mut batch) = completed_and_batched(&w).await;
     batch.items[0].generation = 0;
 
-    let err = reprocess::start(&w.ports, &w.ctx, &batch)
+    let err = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
         .await
         .unwrap_err();
 
@@ -186,7 +197,9 @@ async fn with_reocr_or_another_engine_the_provider_reads_the_document_again() {
                     .unwrap();
             }
         }
-        let started = reprocess::start(&w.ports, &w.ctx, &batch).await.unwrap();
+        let started = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+            .await
+            .unwrap();
         let input: RunInput = serde_json::from_value(
             w.ports.workflow.executions.lock().unwrap()[started[0].run_id.as_str()]["run"].clone(),
         )
@@ -213,7 +226,7 @@ async fn a_line_naming_another_tenants_document_fails_its_batch_after_the_others
     tampered.tenant = Tenant::parse("other").unwrap();
     batch.items.push(tampered);
 
-    let err = reprocess::start(&w.ports, &w.ctx, &batch)
+    let err = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
         .await
         .unwrap_err();
 
@@ -348,4 +361,61 @@ fn a_start_cannot_name_who_asked() {
     let mut body = serde_json::to_value(asked(&w)).unwrap();
     body["request"]["requestedBy"] = serde_json::json!("mallory");
     assert!(serde_json::from_value::<Start>(body).is_err());
+}
+
+#[tokio::test]
+async fn a_batch_at_its_deadline_starts_nothing_more_and_its_retry_starts_the_rest() {
+    let w = world();
+    let (first, batch) = completed_and_batched(&w).await;
+    let executions = w.ports.workflow.executions.lock().unwrap().len();
+
+    let err = reprocess::start(&w.ports, &w.ctx, &batch, w.ctx.clock.now())
+        .await
+        .unwrap_err();
+
+    assert_eq!(err.name(), "Transient.InProgress", "{err}");
+    assert!(err.to_string().contains("0 of 1 items tried"), "{err}");
+    assert_eq!(
+        w.ports.workflow.executions.lock().unwrap().len(),
+        executions
+    );
+    let chain = w.chain_of(&first.document_id).await;
+    assert!(!chain.contains(&"document.reprocessed".to_string()));
+
+    let started = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+        .await
+        .unwrap();
+    assert_eq!(started[0].execution, Started::New);
+}
+
+#[tokio::test]
+async fn a_batch_is_paced_until_its_runs_stop_working_or_the_limit_passed() {
+    let w = world();
+    let (_, batch) = completed_and_batched(&w).await;
+    let started = reprocess::start(&w.ports, &w.ctx, &batch, later(&w))
+        .await
+        .unwrap();
+    let runs = [started[0].run_id.clone()];
+    let now = w.ctx.clock.now();
+
+    let working = reprocess::pace(&w.ports, &w.ctx, &runs, now).await.unwrap();
+    assert_eq!((working.working, working.done), (1, false));
+    let limit = now - reprocess::PACING_LIMIT;
+    let stuck = reprocess::pace(&w.ports, &w.ctx, &runs, limit)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stuck.working, stuck.done),
+        (1, true),
+        "a stuck run frees the slot"
+    );
+
+    let input: RunInput = serde_json::from_value(
+        w.ports.workflow.executions.lock().unwrap()[runs[0].as_str()]["run"].clone(),
+    )
+    .unwrap();
+    let (status, _) = w.run(&input).await.unwrap();
+    assert_eq!(status, "completed");
+    let ended = reprocess::pace(&w.ports, &w.ctx, &runs, now).await.unwrap();
+    assert_eq!((ended.working, ended.done), (0, true));
 }

@@ -57,6 +57,10 @@ fn template(t: &Value, input: &Value) -> Value {
             continue;
         };
         let path = value.as_str().expect("a path");
+        if path == "$" {
+            out.insert(key.into(), input.clone());
+            continue;
+        }
         if let Some(intrinsic) = intrinsic(path) {
             out.insert(key.into(), intrinsic);
             continue;
@@ -550,4 +554,5 @@ async fn a_reviewer_role_of_another_account_is_refused() {
 
 mod config;
 mod operations;
+mod reprocess;
 mod saga;
