@@ -1,11 +1,13 @@
 //! Bulk reprocess benchmark (`make bench`; figures, not pass/fail). Against the stack deployed to
 //! a LocalStack whose log is at `DOCKET_LOCALSTACK_LOG`: `BENCH_REPROCESS_DOCS` documents (1,000
-//! by default) of a fresh tenant are uploaded and run once, then reprocessed with
+//! by default) of a fresh tenant are uploaded and run once, in waves of `BENCH_SEED_WAVE` (100;
+//! a burst of uploads is `make bench-scale`'s subject, not this one's), then reprocessed with
 //! `docket reprocess` (their stored OCR reused). It prints the reprocess's wall time, the state
 //! transitions and Lambda invocations per item (pipeline runs and the bulk machine's), the
 //! Distributed Map's child executions (one per batch) and their peak concurrency against
 //! `ReprocessConcurrency`, and the text detections started (0 expected: the OCR is reused).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -26,34 +28,61 @@ fn requests_between(path: &str, from: usize, to: usize) -> Vec<String> {
         .collect()
 }
 
-/// The batches the reprocess function ran (its log group `group`, since `since_ms`), as (start,
-/// end) instants in seconds: each batch logs "batch started" and "batch ended" with the
-/// function's clock (`at`), so no pairing is needed to count the batches in flight.
-async fn batches(stack: &Stack, group: &str, since_ms: i64) -> (Vec<f64>, Vec<f64>) {
-    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+/// What the reprocess function logged of one batch (its log lines name the batch by its first
+/// run): when its first start attempt began, how many attempts and checks it took, and when a
+/// check found it done (its child execution then ends), as seconds of the function's clock.
+#[derive(Debug, Default)]
+struct BatchLog {
+    started: Option<f64>,
+    attempts: usize,
+    checks: usize,
+    done: Option<f64>,
+}
+
+/// The batches the reprocess function ran (its log group `group`, since `since_ms`), by batch.
+async fn batches(stack: &Stack, group: &str, since_ms: i64) -> BTreeMap<String, BatchLog> {
+    let mut batches: BTreeMap<String, BatchLog> = BTreeMap::new();
     for message in stack.log_messages(group, Some(since_ms)).await {
         for line in message.lines() {
             let Ok(line) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            let at = line["fields"]["at"]
+            let fields = &line["fields"];
+            let at = fields["at"]
                 .as_str()
                 .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
                 .map(|t| t.unix_timestamp_nanos() as f64 / 1e9);
-            match (line["fields"]["message"].as_str(), at) {
-                (Some("batch started"), Some(at)) => starts.push(at),
-                (Some("batch ended"), Some(at)) => ends.push(at),
+            let (Some(batch), Some(at)) = (fields["batch"].as_str(), at) else {
+                continue;
+            };
+            let log = batches.entry(batch.to_string()).or_default();
+            match fields["message"].as_str() {
+                Some("batch started") => {
+                    log.attempts += 1;
+                    log.started = Some(log.started.map_or(at, |t: f64| t.min(at)));
+                }
+                Some("batch checked") => {
+                    log.checks += 1;
+                    if fields["done"] == true {
+                        log.done = Some(at);
+                    }
+                }
                 _ => {}
             }
         }
     }
-    (starts, ends)
+    batches
 }
 
-/// The most batches in flight at one instant.
-fn peak(starts: &[f64], ends: &[f64]) -> usize {
-    let mut edges: Vec<(f64, i32)> = starts.iter().map(|t| (*t, 1)).collect();
-    edges.extend(ends.iter().map(|t| (*t, -1)));
+/// The most batches in flight at one instant: from a batch's first start to the check that
+/// found it done; a batch never found done counts as in flight to the end.
+fn peak(batches: &BTreeMap<String, BatchLog>) -> usize {
+    let mut edges: Vec<(f64, i32)> = Vec::new();
+    for log in batches.values() {
+        let Some(started) = log.started else { continue };
+        edges.push((started, 1));
+        edges.push((log.done.unwrap_or(f64::INFINITY), -1));
+    }
     edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     let (mut open, mut most) = (0i32, 0i32);
     for (_, step) in edges {
@@ -63,14 +92,11 @@ fn peak(starts: &[f64], ends: &[f64]) -> usize {
     most as usize
 }
 
+/// How long one seeded document's first execution may take (a wave of them shares two cores).
+const SEED_WAIT: Duration = Duration::from_secs(1800);
+
 fn log_len(path: &str) -> usize {
     std::fs::metadata(path).map_or(0, |m| m.len() as usize)
-}
-
-/// The reprocess function's batches since `since_ms`.
-async fn count_batches(stack: &Stack, since_ms: i64) -> usize {
-    let group = format!("/aws/lambda/{}", stack.out("ReprocessFunctionName"));
-    batches(stack, &group, since_ms).await.0.len()
 }
 
 #[tokio::main]
@@ -83,27 +109,36 @@ async fn main() {
     let stack = Stack::load().await;
     let tenant = tenant();
 
-    // The documents, run once (their OCR is what the reprocess reuses).
+    // The documents, run once (their OCR is what the reprocess reuses), wave by wave: each
+    // wave's executions end (their receipts in) before the next is uploaded.
+    let wave: usize = std::env::var("BENCH_SEED_WAVE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100);
     let seed_offset = log_len(&log);
     let seeded = Instant::now();
-    for i in 0..docs {
-        let key = format!("inbox/{tenant}/re-{i}.pdf");
-        let body = invoice_pdf(&invoice_lines(&format!("INV-RE-{i:05}"), "1,234.50"));
-        stack.upload(&key, body).await;
-    }
-    let mut completed = 0;
-    for i in 0..docs {
-        let document = Stack::document_id(&tenant, &format!("re-{i}.pdf"));
-        let runs = stack.wait_for_runs(&document, 1).await;
-        completed += usize::from(s(&runs[0], "status") == "completed");
-        if (i + 1) % 50 == 0 {
-            eprint!("\rbench: {} of {docs} uploads ended", i + 1);
-            std::io::stderr().flush().ok();
+    let mut succeeded = 0;
+    for first in (0..docs).step_by(wave.max(1)) {
+        let wave = first..docs.min(first + wave.max(1));
+        for i in wave.clone() {
+            let key = format!("inbox/{tenant}/re-{i}.pdf");
+            let body = invoice_pdf(&invoice_lines(&format!("INV-RE-{i:05}"), "1,234.50"));
+            stack.upload(&key, body).await;
         }
+        for i in wave.clone() {
+            let document = Stack::document_id(&tenant, &format!("re-{i}.pdf"));
+            let runs = stack.wait_for_runs(&document, 1).await;
+            let run = s(&runs[0], "runId");
+            let status = stack.wait_for_execution_within(&run, SEED_WAIT).await;
+            succeeded += usize::from(status == "SUCCEEDED");
+        }
+        eprint!("\rbench: {} of {docs} first runs ended", wave.end);
+        std::io::stderr().flush().ok();
     }
     eprintln!();
     println!(
-        "bench: reprocess: {docs} documents uploaded and run once in {:.0} s ({completed} completed)",
+        "bench: reprocess: {docs} documents uploaded and run once in {:.0} s, in waves of \
+         {wave} ({succeeded} executions succeeded)",
         seeded.elapsed().as_secs_f64()
     );
 
@@ -188,22 +223,24 @@ async fn main() {
         detections(seed_offset, offset)
     );
 
-    let batches_run = count_batches(&stack, since_ms).await;
+    // The Map's children: each batch's start attempts and checks are the reprocess function's
+    // invocations.
+    let group = format!("/aws/lambda/{}", stack.out("ReprocessFunctionName"));
+    let logged = batches(&stack, &group, since_ms).await;
+    let attempts: usize = logged.values().map(|b| b.attempts).sum();
+    let checks: usize = logged.values().map(|b| b.checks).sum();
     println!(
         "bench:   lambda invocations per item: {:.2} ({tasks} by the pipeline runs, \
-         {batches_run} reprocess batches)",
-        (tasks + batches_run) as f64 / items.max(1) as f64,
+         {attempts} batch starts, {checks} batch checks)",
+        (tasks + attempts + checks) as f64 / items.max(1) as f64,
     );
-
-    // The Map's children: one invocation of the reprocess function per batch attempt.
-    let group = format!("/aws/lambda/{}", stack.out("ReprocessFunctionName"));
-    let (starts, ends) = batches(&stack, &group, since_ms).await;
     let concurrency = stack.parameter("ReprocessConcurrency").await;
+    let unended = logged.values().filter(|b| b.done.is_none()).count();
     println!(
-        "bench:   map child executions (batches of 20): {} (expected {}); peak batches in \
-         flight {} (MaxConcurrency {concurrency})",
-        starts.len(),
+        "bench:   map child executions (batches of 20): {} (expected {}; {unended} never found \
+         done); peak batches in flight {} (MaxConcurrency {concurrency})",
+        logged.len(),
         items.div_ceil(20),
-        peak(&starts, &ends)
+        peak(&logged)
     );
 }
