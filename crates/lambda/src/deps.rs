@@ -293,31 +293,36 @@ impl HasWorkflow for Deps<SfnWorkflow> {
     }
 }
 
-impl HasReviews for Deps<Review> {
+/// Adapters that carry review's (`Review`, and `ReviewApi` around it): one impl of
+/// `HasReviews` and `HasCallback` serves both.
+pub trait WithReview: Send + Sync {
+    /// The review tasks and the callback.
+    fn review(&self) -> &Review;
+}
+
+impl WithReview for Review {
+    fn review(&self) -> &Review {
+        self
+    }
+}
+
+impl WithReview for ReviewApi {
+    fn review(&self) -> &Review {
+        &self.review
+    }
+}
+
+impl<X: WithReview> HasReviews for Deps<X> {
     type Reviews = DynamoReviewStore;
     fn reviews(&self) -> &DynamoReviewStore {
-        &self.extra.reviews
+        &self.extra.review().reviews
     }
 }
 
-impl HasCallback for Deps<Review> {
+impl<X: WithReview> HasCallback for Deps<X> {
     type Callback = SfnCallback;
     fn callback(&self) -> &SfnCallback {
-        &self.extra.callback
-    }
-}
-
-impl HasReviews for Deps<ReviewApi> {
-    type Reviews = DynamoReviewStore;
-    fn reviews(&self) -> &DynamoReviewStore {
-        &self.extra.review.reviews
-    }
-}
-
-impl HasCallback for Deps<ReviewApi> {
-    type Callback = SfnCallback;
-    fn callback(&self) -> &SfnCallback {
-        &self.extra.review.callback
+        &self.extra.review().callback
     }
 }
 
