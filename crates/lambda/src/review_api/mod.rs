@@ -164,6 +164,17 @@ fn not_found() -> Value {
     )
 }
 
+/// The request's body parsed as `T` (`what` names it in the refusal), or the answer refusing
+/// it: too large 413; bad base64, or not a `T`, 400.
+fn read_json<T: serde::de::DeserializeOwned>(
+    request: &LambdaFunctionUrlRequest,
+    what: &str,
+) -> Result<T, Value> {
+    let body = read_body(request)?;
+    serde_json::from_slice(&body)
+        .map_err(|e| failed(&Error::BadInput(format!("{what} body: {e}")), None))
+}
+
 /// The request's body, decoded, or the answer refusing it (too large: 413; bad base64: 400).
 fn read_body(request: &LambdaFunctionUrlRequest) -> Result<Vec<u8>, Value> {
     let body = request.body.clone().unwrap_or_default();

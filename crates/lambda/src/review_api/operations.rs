@@ -9,13 +9,12 @@ use docket_core::ids::{OperationId, RunId};
 use docket_core::ports::{HasBlobs, HasBulk, HasConfigs, HasLedger, HasStore, Started};
 use docket_core::reprocess::Start;
 use docket_core::review::identity::Operator;
-use docket_core::steps::Context;
-use docket_core::steps::{reprocess as bulk, resolve};
+use docket_core::steps::{reprocess as bulk, resolve, Context};
 use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{failed, read_body, respond};
+use super::{failed, read_json, respond};
 use crate::{span, traced, Failure};
 
 /// The body of a resolution.
@@ -36,17 +35,13 @@ pub(super) async fn resolve(
     id: &str,
     request: &LambdaFunctionUrlRequest,
 ) -> Value {
-    let body = match read_body(request) {
-        Ok(b) => b,
+    let asked: Asked = match read_json(request, "resolution") {
+        Ok(a) => a,
         Err(answer) => return answer,
     };
-    let parsed = serde_json::from_slice::<Asked>(&body)
-        .map_err(|e| Error::BadInput(format!("resolution body: {e}")))
-        .and_then(|asked| {
-            let op = serde_json::from_value::<OperationId>(json!(id))
-                .map_err(|_| Error::BadInput(format!("not an operation id: {id:?}")))?;
-            Ok((op, RunId::parse(&asked.run_id)?, asked.note))
-        });
+    let parsed = serde_json::from_value::<OperationId>(json!(id))
+        .map_err(|_| Error::BadInput(format!("not an operation id: {id:?}")))
+        .and_then(|op| Ok((op, RunId::parse(&asked.run_id)?, asked.note)));
     let (op, run_id, note) = match parsed {
         Ok(p) => p,
         Err(e) => return failed(&e, None),
@@ -86,13 +81,9 @@ pub(super) async fn reprocess(
     operator: &Operator,
     request: &LambdaFunctionUrlRequest,
 ) -> Value {
-    let body = match read_body(request) {
-        Ok(b) => b,
-        Err(answer) => return answer,
-    };
-    let asked = match serde_json::from_slice::<Start>(&body) {
+    let asked: Start = match read_json(request, "reprocess") {
         Ok(a) => a,
-        Err(e) => return failed(&Error::BadInput(format!("reprocess body: {e}")), None),
+        Err(answer) => return answer,
     };
     let id = asked.request.id();
     let span = span("ops.reprocess", "", "", id.as_str());

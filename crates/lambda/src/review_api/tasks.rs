@@ -12,7 +12,7 @@ use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-use super::{failed, read_body, respond};
+use super::{failed, read_json, respond};
 use crate::metrics::{self, Metric};
 use crate::{span, traced, Failure};
 
@@ -137,13 +137,9 @@ pub(super) async fn decide(
         Ok(id) => id,
         Err(e) => return failed(&e, None),
     };
-    let body = match read_body(request) {
-        Ok(b) => b,
-        Err(answer) => return answer,
-    };
-    let asked: step::Request = match serde_json::from_slice(&body) {
+    let asked: step::Request = match read_json(request, "decision") {
         Ok(r) => r,
-        Err(e) => return failed(&Error::BadInput(format!("decision body: {e}")), None),
+        Err(answer) => return answer,
     };
     // Log inside the run's span: load the task first (its ids; not found answers the same).
     let task = match ports.reviews().get(&id).await {
