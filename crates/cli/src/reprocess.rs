@@ -20,7 +20,7 @@ use docket_aws::config::DynamoConfigs;
 use docket_core::ids::{ReprocessId, RunId, Tenant};
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::{BlobStore, ConfigStore, RunStatus, Store};
-use docket_core::reprocess::{self, Item, Request};
+use docket_core::reprocess::{self, Item, Request, MAX_BATCH_SIZE};
 use docket_core::steps::Layout;
 use serde_json::{json, Value};
 
@@ -76,7 +76,8 @@ struct Start {
     reocr: bool,
     /// Items per batch (each batch is one child execution of the bulk Map, and fails as a
     /// whole).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BATCH_SIZE)))]
     batch_size: u32,
     /// The share of items (percent) that may fail before the reprocess fails (the failed ones
     /// are listed either way).

@@ -27,6 +27,19 @@ pub async fn configured<'c>(
     }))
 }
 
+/// Whether a run may start under `fingerprint`: the config built into `ctx` (the deployed one)
+/// or a published one.
+pub async fn known(
+    ports: &impl HasConfigs,
+    ctx: &Context,
+    fingerprint: &str,
+) -> Result<bool, Error> {
+    Ok(
+        ctx.config.fingerprint() == fingerprint
+            || ports.configs().get(fingerprint).await?.is_some(),
+    )
+}
+
 /// The config published as `fingerprint` (`Fatal.Internal` if none is).
 pub async fn published(
     configs: &impl ConfigStore,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::{Duration, OffsetDateTime};
 
-use super::config::published;
+use super::config::{configured, known};
 use super::ingest::begin_run;
 use super::Context;
 use crate::audit::AuditDraft;
@@ -31,8 +31,8 @@ use crate::ids::{parse_inbox_key, DocumentId, ReprocessId, RunId};
 use crate::model::run::ObjectRef;
 use crate::model::step::Step;
 use crate::ports::{
-    BlobStore, ConfigStore, HasBlobs, HasBulk, HasConfigs, HasStore, HasWorkflow, RunStatus,
-    Started, Store, Workflow,
+    BlobStore, HasBlobs, HasBulk, HasConfigs, HasStore, HasWorkflow, RunStatus, Started, Store,
+    Workflow,
 };
 use crate::reprocess::{manifest_key, Batch, Item, Order, Requester, Start};
 use crate::review::identity::Operator;
@@ -64,8 +64,7 @@ pub async fn begin(
     asked.check()?;
     let request = &asked.request;
     let fingerprint = &request.config_fingerprint;
-    let deployed = ctx.config.fingerprint() == *fingerprint;
-    if !deployed && ports.configs().get(fingerprint).await?.is_none() {
+    if !known(ports, ctx, fingerprint).await? {
         return Err(Error::BadInput(format!(
             "no config {fingerprint} is published (docket config publish FILE)"
         )));
@@ -125,10 +124,7 @@ pub async fn start(
     stop_by: OffsetDateTime,
 ) -> Result<Vec<Restarted>, Error> {
     let order = &batch.order;
-    let fingerprint = &order.config_fingerprint;
-    if ctx.config.fingerprint() != *fingerprint {
-        published(ports.configs(), fingerprint).await?;
-    }
+    configured(ports, ctx, &order.config_fingerprint).await?;
     let mut started = Vec::with_capacity(batch.items.len());
     let mut failed = Vec::new();
     for item in &batch.items {

@@ -263,8 +263,7 @@ fn asked(w: &World) -> Start {
 
 /// Writes the manifest of `asked` (as `docket reprocess` does before it asks review-api).
 async fn write_manifest(w: &World, asked: &Start) -> ObjectRef {
-    let (first, batch) = completed_and_batched(w).await;
-    let _ = first;
+    let (_, batch) = completed_and_batched(w).await;
     let manifest = ObjectRef::new(
         &w.ctx.layout.derived_bucket,
         manifest_key(&asked.request.id()),
