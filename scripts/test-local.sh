@@ -30,12 +30,15 @@ scripts/package.sh --target local
 # default log filter). Every run thus redeploys a changed definition and changed step functions:
 # tests/pipeline/deploy.rs checks that new executions run on the new ones, and
 # tests/pipeline/across_deploy.rs that a run which waited in review across the deploy finishes on
-# the versions it started on (its first phase starts that run between the two deploys).
+# the versions it started on (its first phase starts that run between the two deploys). The
+# second deploy is a canary (applied at once locally), as an AWS user's would be.
 # (Every parameter is given: `deploy` keeps a parameter's previous value where none is given.)
-REVIEW_TIMEOUT_SECONDS=259200 LOG_LEVEL=info,aws_config=warn scripts/deploy.sh --local >/dev/null
+REVIEW_TIMEOUT_SECONDS=259200 LOG_LEVEL=info,aws_config=warn PIPELINE_DEPLOYMENT=ALL_AT_ONCE \
+  scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --ignored --exact \
   across_deploy::before_a_redeploy_a_run_waits_in_review
-REVIEW_TIMEOUT_SECONDS=45 LOG_LEVEL=info scripts/deploy.sh --local >/dev/null
+REVIEW_TIMEOUT_SECONDS=45 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY scripts/deploy.sh --local \
+  >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2
 cargo test -p docket-e2e --test soak -- --test-threads 1 --nocapture

@@ -272,3 +272,41 @@ fn an_attempt_of_a_compensation_holds_it_at_least_as_long_as_compensate_can_run(
     );
     assert!(function_timeout("  F:\n    Properties:\n      Timeout: 45\n", "F") > 30);
 }
+
+/// The alarms a gradual deploy of the pipeline's alias watches (its `DeploymentPreference`),
+/// each paired with whether the template declares it as a CloudWatch alarm.
+fn rollback_alarms(text: &str) -> Vec<(String, bool)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (_, alias) = block(&lines, 0, "StateMachineAlias");
+    let alarms = alias
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("Alarms: "))
+        .expect("the alias's deployment preference names its alarms");
+    alarms
+        .split("!Ref ")
+        .skip(1)
+        .map(|name| name.split([']', ',', ' ']).next().unwrap())
+        .filter(|name| !name.starts_with("AWS::"))
+        .map(|name| {
+            let (start, body) = block(&lines, 0, name);
+            let is_alarm = indent(lines[start]) == 2
+                && body
+                    .iter()
+                    .any(|l| l.trim() == "Type: AWS::CloudWatch::Alarm");
+            (name.to_string(), is_alarm)
+        })
+        .collect()
+}
+
+#[test]
+fn a_gradual_deploy_of_the_pipeline_rolls_back_on_its_failure_alarms() {
+    let alarms = rollback_alarms(&template());
+    let names: Vec<&str> = alarms.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["TechnicalFailuresAlarm"]);
+    assert!(alarms.iter().all(|(_, alarm)| *alarm), "{alarms:?}");
+    // A name that is no alarm is seen (CloudWatch takes an unknown alarm as OK: no rollback).
+    let wrong =
+        "  StateMachineAlias:\n    P:\n      Alarms: !If [C, [!Ref Queue], !Ref AWS::NoValue]\n  \
+                 Queue:\n    Type: AWS::SQS::Queue\n";
+    assert_eq!(rollback_alarms(wrong), [("Queue".to_string(), false)]);
+}

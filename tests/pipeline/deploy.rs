@@ -4,7 +4,9 @@
 //!
 //! `scripts/test-local.sh` deploys the stack twice before these tests, first with the template's
 //! review wait (as `make demo` does) and then with `REVIEW_TIMEOUT_SECONDS=45`: so the stack
-//! under test has always just been updated in exactly that parameter.
+//! under test has always just been updated in exactly that parameter. The second deploy is a
+//! CANARY one (`PIPELINE_DEPLOYMENT`): LocalStack applies it at once (README "Local AWS"), and
+//! the alias's switch from a routing to a deployment preference must deploy.
 
 use aws_sdk_sfn::types::ExecutionStatus;
 use docket_e2e::stack::Stack;
@@ -12,13 +14,15 @@ use docket_e2e::util;
 
 #[tokio::test]
 async fn a_new_execution_through_the_alias_runs_on_the_redeployed_review_wait() {
-    // Given the stack as test-local.sh left it: redeployed with a 45 s review wait.
+    // Given the stack as test-local.sh left it: redeployed with a 45 s review wait, as a canary.
     let stack = Stack::load().await;
     let wait = stack.parameter("ReviewTimeoutSeconds").await;
     assert_eq!(
         wait, "45",
         "test-local.sh deploys REVIEW_TIMEOUT_SECONDS=45 last"
     );
+    let deployment = stack.parameter("PipelineDeployment").await;
+    assert_eq!(deployment, "CANARY", "test-local.sh deploys a canary last");
 
     // When an execution starts through the alias (its input fails the first state at once: no
     // Lambda runs, nothing is written).
@@ -60,12 +64,26 @@ async fn a_new_execution_through_the_alias_runs_on_the_redeployed_review_wait() 
         "execution {execution} ran on {version}, whose definition does not wait {wait} s \
          (the alias still routes to a version published before the last deploy)"
     );
-    // ...and that version is the one the stack published last (the alias follows it).
+    // ...and that version is the one the stack published last (the alias follows it, wholly:
+    // locally a canary completes at once).
     assert_eq!(
         Some(version),
         Some(stack.out("StateMachineVersionArn")),
         "the alias routes to another version than the stack's"
     );
+    let routing = stack
+        .sfn
+        .describe_state_machine_alias()
+        .state_machine_alias_arn(alias)
+        .send()
+        .await
+        .expect("describe alias");
+    let routes: Vec<(&str, i32)> = routing
+        .routing_configuration()
+        .iter()
+        .map(|r| (r.state_machine_version_arn(), r.weight()))
+        .collect();
+    assert_eq!(routes, [(version, 100)], "the alias after a canary deploy");
 
     if described.status() == &ExecutionStatus::Running {
         let _ = stack
