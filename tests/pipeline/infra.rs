@@ -222,7 +222,7 @@ fn policy_json(document: &str) -> Value {
     })
 }
 
-/// Every Allow statement of the inline policies of the stack's roles, read back from IAM.
+/// Every Allow statement of the stack's roles, inline and attached, read back from IAM.
 async fn grants(stack: &Stack) -> Vec<Grant> {
     let iam = aws_sdk_iam::Client::new(&util::aws().await);
     let mut grants = Vec::new();
@@ -241,22 +241,48 @@ async fn grants(stack: &Stack) -> Vec<Grant> {
                 .send()
                 .await
                 .unwrap_or_else(|e| panic!("policy {name} of {role}: {e:?}"));
-            let document = policy_json(policy.policy_document());
-            let statements = match &document["Statement"] {
-                Value::Array(items) => items.clone(),
-                one => vec![one.clone()],
-            };
-            for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
-                grants.push(Grant {
-                    role: role.clone(),
-                    sid: statement["Sid"].as_str().unwrap_or("").to_string(),
-                    actions: strings(statement.get("Action")),
-                    resources: strings(statement.get("Resource")),
-                });
-            }
+            allowed(&role, &policy_json(policy.policy_document()), &mut grants);
+        }
+        // Managed policies attached to the role grant as much as its own.
+        let attached = iam
+            .list_attached_role_policies()
+            .role_name(&role)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("attached policies of {role}: {e:?}"));
+        for policy in attached.attached_policies() {
+            let arn = policy.policy_arn().unwrap_or_default();
+            let described = iam.get_policy().policy_arn(arn).send().await;
+            let described = described.unwrap_or_else(|e| panic!("policy {arn}: {e:?}"));
+            let version = described.policy().and_then(|p| p.default_version_id());
+            let document = iam
+                .get_policy_version()
+                .policy_arn(arn)
+                .version_id(version.unwrap_or("v1"))
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("policy version of {arn}: {e:?}"));
+            let text = document.policy_version().and_then(|v| v.document());
+            allowed(&role, &policy_json(text.unwrap_or_default()), &mut grants);
         }
     }
     grants
+}
+
+/// The Allow statements of a policy `document` of `role`, as grants.
+fn allowed(role: &str, document: &Value, grants: &mut Vec<Grant>) {
+    let statements = match &document["Statement"] {
+        Value::Array(items) => items.clone(),
+        one => vec![one.clone()],
+    };
+    for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
+        grants.push(Grant {
+            role: role.to_string(),
+            sid: statement["Sid"].as_str().unwrap_or("").to_string(),
+            actions: strings(statement.get("Action")),
+            resources: strings(statement.get("Resource")),
+        });
+    }
 }
 
 #[tokio::test]
@@ -334,15 +360,22 @@ async fn only_review_api_may_start_a_bulk_reprocess() {
     // child executions, which only its definition can do).
     let stack = Stack::load().await;
     let bulk = stack.out("BulkReprocessStateMachineArn");
-    let starters: Vec<String> = grants(&stack)
-        .await
+    let grants = grants(&stack).await;
+    // The attached policies were read: review's shared grants reach both review roles.
+    let shared: BTreeSet<&str> = grants
+        .iter()
+        .filter(|g| g.sid == "ReviewTasks")
+        .map(|g| g.role.as_str())
+        .collect();
+    assert_eq!(shared.len(), 2, "{shared:?}");
+    let starters: Vec<String> = grants
         .iter()
         .filter(|g| g.actions.iter().any(|a| a == "states:StartExecution"))
         .filter(|g| g.resources.iter().any(|r| r == bulk || r == "*"))
         .map(|g| format!("{}/{}", g.role, g.sid))
         .collect();
     let expected = [
-        ("ReviewRole", "StartReprocess"),
+        ("ReviewApiRole", "StartReprocess"),
         ("BulkReprocessRole", "ChildExecutions"),
     ];
     assert_eq!(starters.len(), expected.len(), "{starters:?}");
