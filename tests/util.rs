@@ -57,6 +57,19 @@ pub async fn chaos(method: reqwest::Method, path: &str, body: &Value) -> reqwest
     response
 }
 
+/// Our local Textract's quotas and what it saw per region (`/_docket/textract/quotas`): GET
+/// with `Value::Null`, POST a change such as `{"region": r, "tps": {op: n}, "maxJobs": n}`.
+pub async fn textract_quotas(method: reqwest::Method, body: &Value) -> Value {
+    let mut request =
+        reqwest::Client::new().request(method, format!("{}/_docket/textract/quotas", endpoint()));
+    if !body.is_null() {
+        request = request.json(body);
+    }
+    let response = request.send().await.expect("textract quotas reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+    response.json().await.expect("textract quotas answer JSON")
+}
+
 /// The requests LocalStack served with this `service`, `operation` and (hashed) `subject`, from
 /// our extension's wire log (`/_docket/requests`): what really crossed the wire, retries and
 /// failed attempts included. The subject of a Step Functions callback is the SHA-256 of its task

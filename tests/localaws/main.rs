@@ -16,3 +16,4 @@ mod requests;
 mod review;
 mod saga;
 mod textract;
+mod textract_quota;

@@ -40,6 +40,13 @@ def register_chaos():
 
 
 @hooks.on_infra_start()
+def register_textract_quotas():
+    from docket_localstack.textract_quota import install
+
+    install()
+
+
+@hooks.on_infra_start()
 def register_function_url_iam():
     from docket_localstack.function_url_iam import install
 

@@ -21,12 +21,15 @@ Emulated:
   InvalidJobIdException, IdempotentParameterMismatchException. Problems with the document's
   content found while an asynchronous job runs make the job FAILED with a StatusMessage.
 
+- AWS's default quotas (calls per second per operation, asynchronous jobs at once), refused with
+  AWS's exceptions: see :mod:`.textract_quota`.
+
 Not emulated: FORMS/TABLES/QUERIES/LAYOUT (AnalyzeDocument, expense, lending), handwriting
 (TextType is always PRINTED), rotation (no RotationAngle; polygons are the axis-aligned boxes),
-Warnings, OutputConfig (accepted, ignored), KMS, IAM (RoleArn is not assumed), throttling and
-quotas, job expiry. Confidence is Tesseract's word confidence (a LINE's is the mean of its
-words'); PAGE blocks carry no Confidence, as in AWS. Jobs live in memory and do not survive a
-restart. The documents themselves (checks, OCR, Blocks) are handled in :mod:`.textract_ocr`.
+Warnings, OutputConfig (accepted, ignored), KMS, IAM (RoleArn is not assumed), job expiry.
+Confidence is Tesseract's word confidence (a LINE's is the mean of its words'); PAGE blocks
+carry no Confidence, as in AWS. Jobs live in memory and do not survive a restart. The documents
+themselves (checks, OCR, Blocks) are handled in :mod:`.textract_ocr`.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from docket_localstack.textract_ocr import (
     document_blocks,
     ocr_document,
 )
+from docket_localstack.textract_quota import QUOTAS
 
 LOG = logging.getLogger(__name__)
 
@@ -222,6 +226,7 @@ def run_job(job: Job) -> None:
     except Exception as e:
         LOG.exception("textract: job %s failed", job.job_id)
         job.status, job.status_message = "FAILED", f"Internal error: {e}"
+    QUOTAS.end_job(job.account_id, job.region)
     if job.notification_channel:
         publish_completion(job)
 
@@ -247,6 +252,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("DetectDocumentText", expand=False)
     def detect_document_text(self, context: RequestContext, request: dict) -> dict:
+        QUOTAS.admit(context.account_id, context.region, "DetectDocumentText")
         document = request.get("Document") or {}
         try:
             if document.get("Bytes") is not None:
@@ -266,6 +272,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("StartDocumentTextDetection", expand=False)
     def start_document_text_detection(self, context: RequestContext, request: dict) -> dict:
+        QUOTAS.admit(context.account_id, context.region, "StartDocumentTextDetection")
         s3_object = s3_location(request.get("DocumentLocation"), "DocumentLocation")
         state = self._state(context)
         token = request.get("ClientRequestToken")
@@ -298,6 +305,8 @@ class TextractProvider(ServiceLifecycleHook):
                 existing = job_for_token(state, token, digest)  # a concurrent start may have won
                 if existing:
                     return {"JobId": existing}
+            QUOTAS.start_job(context.account_id, context.region, "StartDocumentTextDetection")
+            if token:
                 state.tokens[token] = (digest, job.job_id)
             state.jobs[job.job_id] = job
         self._pool.submit(run_job, job)
@@ -305,6 +314,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("GetDocumentTextDetection", expand=False)
     def get_document_text_detection(self, context: RequestContext, request: dict) -> dict:
+        QUOTAS.admit(context.account_id, context.region, "GetDocumentTextDetection")
         job_id = request.get("JobId")
         state = self._state(context)
         with self._lock:

@@ -1,0 +1,224 @@
+"""Amazon Textract's service quotas, enforced by our local Textract as AWS enforces them.
+
+Two kinds, per account and region (AWS general reference, "Amazon Textract endpoints and
+quotas", https://docs.aws.amazon.com/general/latest/gr/textract.html, us-east-1 defaults, read
+2026-12-03):
+
+- transactions per second per operation: DetectDocumentText 25, StartDocumentTextDetection 15,
+  GetDocumentTextDetection 25 (AnalyzeDocument 10, not emulated). A call beyond the quota is
+  refused with ``ProvisionedThroughputExceededException`` (HTTP 400), as the Textract developer
+  guide's "Handling connection errors" says AWS does. We count calls in a sliding one-second
+  window: no second ever holds more admitted calls than the quota.
+- asynchronous jobs that exist at once: 600. A start while that many jobs are IN_PROGRESS is
+  refused with ``LimitExceededException`` (HTTP 400) "until the number of concurrently running
+  jobs is below the Amazon Textract service limit" (the exception's documentation).
+
+AWS also answers ``ThrottlingException`` (HTTP 500) when *it* is "temporarily unable to process
+the request", which no quota of the caller's decides; inject it with the chaos API
+(``/_localstack/chaos/faults``) to test that path.
+
+``/_docket/textract/quotas``: GET reads the quotas and what the provider saw, per region (calls
+admitted and refused per operation and exception, jobs running, the most jobs that ran at once,
+under ``seen``); POST
+changes quotas (``{"tps": {"StartDocumentTextDetection": 2}, "maxJobs": 5}``; a quota of 0 or
+null turns that check off), for every region or, with ``"region": "eu-west-3"``, for one (as
+AWS's quotas differ by region; a test that lowers them keeps to a region of its own); DELETE
+resets the counters (not the quotas).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from localstack.aws.api import CommonServiceException
+
+DEFAULT_TPS = {
+    "DetectDocumentText": 25,
+    "StartDocumentTextDetection": 15,
+    "GetDocumentTextDetection": 25,
+}
+DEFAULT_MAX_JOBS = 600
+WINDOW_SECONDS = 1.0
+
+THROUGHPUT_EXCEEDED = "ProvisionedThroughputExceededException"
+LIMIT_EXCEEDED = "LimitExceededException"
+
+
+class InvalidQuota(ValueError):
+    """A quota change that does not have the documented shape."""
+
+
+def throughput_exceeded() -> CommonServiceException:
+    return CommonServiceException(
+        THROUGHPUT_EXCEEDED,
+        "The number of requests exceeded your throughput limit. If you want to increase this "
+        "limit, contact Amazon Textract.",
+        status_code=400,
+    )
+
+
+def limit_exceeded() -> CommonServiceException:
+    return CommonServiceException(
+        LIMIT_EXCEEDED, "Open jobs exceed maximum concurrent job limit", status_code=400
+    )
+
+
+@dataclass
+class Seen:
+    """What the provider saw in one region since the last reset."""
+
+    admitted: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    refused: dict[str, dict[str, int]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(int))
+    )
+    peak_jobs: int = 0
+
+    def view(self, running: int) -> dict:
+        return {
+            "admitted": dict(self.admitted),
+            "refused": {op: dict(by_code) for op, by_code in self.refused.items()},
+            "jobsRunning": running,
+            "peakJobs": self.peak_jobs,
+        }
+
+
+class Quotas:
+    """The quotas and their counters, shared by the provider and the HTTP resource."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.tps: dict[str, int | None] = dict(DEFAULT_TPS)
+        self.max_jobs: int | None = DEFAULT_MAX_JOBS
+        self.regions: dict[str, dict] = {}  # region -> {"tps": {...}[, "maxJobs": n]}
+        self._calls: dict[tuple[str, str, str], deque[float]] = defaultdict(deque)
+        self._running: dict[tuple[str, str], int] = defaultdict(int)
+        self._seen: dict[str, Seen] = defaultdict(Seen)
+
+    def admit(self, account: str, region: str, operation: str) -> None:
+        """Counts a call of `operation`, or raises ProvisionedThroughputExceededException."""
+        now = self._clock()
+        with self._lock:
+            limit = self._tps(region, operation)
+            window = self._calls[(account, region, operation)]
+            while window and window[0] <= now - WINDOW_SECONDS:
+                window.popleft()
+            if limit and len(window) >= limit:
+                self._seen[region].refused[operation][THROUGHPUT_EXCEEDED] += 1
+                raise throughput_exceeded()
+            window.append(now)
+            self._seen[region].admitted[operation] += 1
+
+    def start_job(self, account: str, region: str, operation: str) -> None:
+        """Takes a job slot, or raises LimitExceededException (counted against `operation`)."""
+        with self._lock:
+            running = self._running[(account, region)]
+            max_jobs = self.regions.get(region, {}).get("maxJobs", self.max_jobs)
+            seen = self._seen[region]
+            if max_jobs and running >= max_jobs:
+                seen.refused[operation][LIMIT_EXCEEDED] += 1
+                raise limit_exceeded()
+            self._running[(account, region)] = running + 1
+            seen.peak_jobs = max(seen.peak_jobs, self._running_in(region))
+
+    def end_job(self, account: str, region: str) -> None:
+        """Gives a job's slot back (the job SUCCEEDED or FAILED)."""
+        with self._lock:
+            self._running[(account, region)] = max(0, self._running[(account, region)] - 1)
+
+    def _tps(self, region: str, operation: str) -> int | None:
+        own = self.regions.get(region, {}).get("tps", {})
+        return own[operation] if operation in own else self.tps.get(operation)
+
+    def _running_in(self, region: str) -> int:
+        return sum(n for (_, r), n in self._running.items() if r == region)
+
+    def configure(self, change: object) -> dict:
+        """Applies a change like ``{"tps": {...}, "maxJobs": n}``; returns the new view."""
+        if not isinstance(change, dict) or not set(change) <= {"tps", "maxJobs", "region"}:
+            raise InvalidQuota('expected {"tps": {operation: n}, "maxJobs": n[, "region": r]}')
+        region = change.get("region")
+        if region is not None and not isinstance(region, str):
+            raise InvalidQuota("region must be a region name")
+        tps = change.get("tps", {})
+        if not isinstance(tps, dict):
+            raise InvalidQuota("tps must be an object of operation -> calls per second")
+        for operation, limit in tps.items():
+            if operation not in DEFAULT_TPS:
+                raise InvalidQuota(f"no such operation: {operation}")
+            check_limit(limit, f"tps.{operation}")
+        if "maxJobs" in change:
+            check_limit(change["maxJobs"], "maxJobs")
+        with self._lock:
+            if region is None:
+                self.tps.update(tps)
+                if "maxJobs" in change:
+                    self.max_jobs = change["maxJobs"]
+            else:
+                own = self.regions.setdefault(region, {"tps": {}})
+                own["tps"].update(tps)
+                if "maxJobs" in change:
+                    own["maxJobs"] = change["maxJobs"]
+        return self.view()
+
+    def reset(self) -> dict:
+        """Clears what was seen (the quotas and the jobs still running stay)."""
+        with self._lock:
+            self._seen = defaultdict(Seen)
+            for region in {r for (_, r) in self._running}:
+                self._seen[region].peak_jobs = self._running_in(region)
+        return self.view()
+
+    def view(self) -> dict:
+        with self._lock:
+            return {
+                "tps": dict(self.tps),
+                "maxJobs": self.max_jobs,
+                "regions": {r: {**q, "tps": dict(q["tps"])} for r, q in self.regions.items()},
+                "seen": {r: s.view(self._running_in(r)) for r, s in self._seen.items()},
+            }
+
+
+def check_limit(limit, name: str) -> None:
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise InvalidQuota(f"{name} must be a non-negative integer or null, got {limit!r}")
+
+
+QUOTAS = Quotas()
+
+
+class QuotasResource:
+    def __init__(self, quotas: Quotas):
+        self.quotas = quotas
+
+    def on_get(self, request):
+        return _json(self.quotas.view())
+
+    def on_post(self, request):
+        try:
+            body = json.loads(request.get_data() or b"null")
+            return _json(self.quotas.configure(body))
+        except (ValueError, InvalidQuota) as e:
+            return _json({"error": "InvalidQuota", "message": str(e)}, status=400)
+
+    def on_delete(self, request):
+        return _json(self.quotas.reset())
+
+
+def _json(data, status: int = 200):
+    from localstack.http import Response
+
+    return Response(json.dumps(data), status=status, mimetype="application/json")
+
+
+def install() -> None:
+    """Adds ``/_docket/textract/quotas`` (called once, at LocalStack start)."""
+    from localstack.http import Resource
+    from localstack.services.internal import get_internal_apis
+
+    get_internal_apis().add(Resource("/_docket/textract/quotas", QuotasResource(QUOTAS)))
