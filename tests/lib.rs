@@ -18,9 +18,12 @@
 //! builds), [`stack`] (the deployed stack's outputs, clients, waits and reads), [`reviewers`]
 //! (assumed reviewer sessions and the `docket` CLI), [`function`] (the test function deployed to
 //! the local Lambda), [`resource`] (what a test creates is deleted when it ends), [`render`]
-//! (documents from known text).
+//! (documents from known text), [`cost`] (AWS's prices and the bill of a usage) and
+//! [`metering`] (a stretch of work's usage, read at the wire and from the functions' logs).
 
+pub mod cost;
 pub mod function;
+pub mod metering;
 pub mod render;
 pub mod resource;
 pub mod reviewers;

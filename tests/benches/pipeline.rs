@@ -3,7 +3,8 @@
 //!
 //! 1. one auto-approved one-page document: state transitions (all, and without the OCR poll
 //!    loop), Lambda invocations, DynamoDB write requests and S3 puts, the last two counted from
-//!    LocalStack's request log;
+//!    LocalStack's request log; and its bill per 1,000 such documents, orchestration and OCR
+//!    apart (`docket_e2e::cost`, applied to what `docket_e2e::metering` read);
 //! 2. the operation ledger's cost for the OCR step, in DynamoDB requests: on the first run (from
 //!    the same document's request log), and for a replay of the step after completion (the OCR
 //!    function invoked again with the run's input), next to Powertools' published behaviour;
@@ -15,8 +16,8 @@
 use std::time::Instant;
 
 use aws_sdk_sfn::types::HistoryEvent;
-use docket_e2e::reviewers;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::{metering, reviewers};
 
 const POLL_LOOP: &[&str] = &["WaitForOcr", "PollOcr", "OcrDone?", "CountPoll"];
 
@@ -59,16 +60,22 @@ async fn one_document(stack: &Stack, log: &str) {
     let tenant = tenant();
     let document = Stack::document_id(&tenant, "bench.pdf");
     let offset = log_len(log);
+    let mark = metering::mark().await;
     stack
         .upload(
             &format!("inbox/{tenant}/bench.pdf"),
             invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
         )
         .await;
-    let runs = stack.wait_for_runs(&document, 1).await;
-    let run_id = s(&runs[0], "runId");
+    // Waits on Step Functions only: a read of the tables here would be billed to the document.
+    let run_id = loop {
+        if let Some(name) = stack.executions_of(&document).await.pop() {
+            break name;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
     stack.wait_for_execution(&run_id).await;
-    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let history = stack.history(&run_id).await;
     let states = entered(&history);
     let polls = states.iter().filter(|(n, _)| n == "PollOcr").count();
@@ -108,6 +115,8 @@ async fn one_document(stack: &Stack, log: &str) {
     );
     println!("bench:   dynamodb write requests: {dynamodb_writes}");
     println!("bench:   s3 puts by the pipeline: {s3_puts}");
+    let usage = metering::usage_since(stack, &mark, 1, states.len(), invocations, 1).await;
+    usage.bill().print("auto-approved one-page documents");
     ledger_cost(stack, log, &run_id, count(&["dynamodb.UpdateItem"])).await;
 }
 

@@ -7,7 +7,9 @@ request parameter that says what the request acts on (a task token is a secret: 
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
 of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
 ``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
-its ``ClientRequestToken``, the run's OCR operation id).
+its ``ClientRequestToken``, the run's OCR operation id). A DynamoDB request also has ``items``:
+how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
+length for a transaction or batch), which the cost model turns into capacity units.
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -73,6 +75,18 @@ def subject_of(service: str, operation: str, params: Mapping[str, Any] | None) -
     return hashlib.sha256(value.encode()).hexdigest()
 
 
+def dynamodb_items(operation: str, params: Mapping[str, Any] | None) -> int:
+    """How many items a DynamoDB request names (1 for single-item operations and queries)."""
+    params = params or {}
+    if operation in ("TransactWriteItems", "TransactGetItems"):
+        return len(params.get("TransactItems") or [])
+    if operation == "BatchWriteItem":
+        return sum(len(v) for v in (params.get("RequestItems") or {}).values())
+    if operation == "BatchGetItem":
+        return sum(len(v.get("Keys") or []) for v in (params.get("RequestItems") or {}).values())
+    return 1
+
+
 class WireLog:
     """The newest requests served, shared by the handler and the HTTP resource."""
 
@@ -89,6 +103,8 @@ class WireLog:
             "subject": subject_of(service, operation, params),
             "status": status,
         }
+        if service == "dynamodb":
+            entry["items"] = dynamodb_items(operation, params)
         with self._lock:
             self._entries.append(entry)
 

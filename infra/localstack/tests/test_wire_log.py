@@ -3,7 +3,7 @@
 import hashlib
 import unittest
 
-from docket_localstack.wire_log import WireLog, subject_of
+from docket_localstack.wire_log import WireLog, dynamodb_items, subject_of
 
 
 class Subjects(unittest.TestCase):
@@ -33,6 +33,26 @@ class Subjects(unittest.TestCase):
     def test_an_operation_without_a_subject_has_none(self):
         self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
         self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))
+
+
+class Items(unittest.TestCase):
+    def test_a_dynamodb_request_counts_the_items_it_names(self):
+        two: list[dict] = [{"Put": {}}, {"Update": {}}]
+        self.assertEqual(dynamodb_items("TransactWriteItems", {"TransactItems": two}), 2)
+        self.assertEqual(dynamodb_items("TransactGetItems", {"TransactItems": two[:1]}), 1)
+        batch: dict = {"RequestItems": {"a": [{}, {}], "b": [{}]}}
+        self.assertEqual(dynamodb_items("BatchWriteItem", batch), 3)
+        keys: dict = {"RequestItems": {"a": {"Keys": [{}, {}]}, "b": {"Keys": [{}]}}}
+        self.assertEqual(dynamodb_items("BatchGetItem", keys), 3)
+        for operation in ("PutItem", "UpdateItem", "GetItem", "Query"):
+            self.assertEqual(dynamodb_items(operation, {"TableName": "t"}), 1)
+
+    def test_only_dynamodb_entries_carry_items(self):
+        log = WireLog()
+        log.record("dynamodb", "TransactWriteItems", {"TransactItems": [{}, {}, {}]}, 200)
+        log.record("s3", "PutObject", {"Key": "a"}, 200)
+        self.assertEqual(log.find(service="dynamodb")[0]["items"], 3)
+        self.assertNotIn("items", log.find(service="s3")[0])
 
 
 class Finding(unittest.TestCase):

@@ -1,0 +1,145 @@
+//! What a stretch of pipeline work used, read at the wire and from the functions' logs, as the
+//! cost model's [`Usage`]: the requests LocalStack served (our wire log, `/_docket/requests`,
+//! with DynamoDB's item counts), the state transitions of the runs' histories and the
+//! functions' REPORT lines (billed duration and memory). The caller makes the stretch its own
+//! (nothing else runs against the stack meanwhile) and names what it did itself.
+
+use serde_json::Value;
+
+use crate::cost::Usage;
+use crate::stack::Stack;
+use crate::util;
+
+/// Where a metered stretch starts: the wire log's length and the time (unix ms).
+pub struct Mark {
+    wire: usize,
+    since_ms: i64,
+}
+
+/// Marks the start of a stretch.
+pub async fn mark() -> Mark {
+    Mark {
+        wire: util::wire_requests("", "", "").await.len(),
+        since_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64,
+    }
+}
+
+/// Requests served since `mark` that answered 2xx.
+async fn served_since(mark: &Mark) -> Vec<Value> {
+    let all = util::wire_requests("", "", "").await;
+    all.into_iter()
+        .skip(mark.wire)
+        .filter(|r| {
+            r["status"]
+                .as_u64()
+                .is_some_and(|s| (200..300).contains(&s))
+        })
+        .collect()
+}
+
+/// DynamoDB capacity units of one request (the cost model's: one unit an item, two for a
+/// transaction's item), as (write, read).
+fn dynamodb_units(request: &Value) -> (f64, f64) {
+    let items = request["items"].as_f64().unwrap_or(1.0);
+    match request["operation"].as_str().unwrap_or_default() {
+        "PutItem" | "UpdateItem" | "DeleteItem" | "BatchWriteItem" => (items, 0.0),
+        "TransactWriteItems" => (2.0 * items, 0.0),
+        "GetItem" | "BatchGetItem" | "Query" | "Scan" => (0.0, items),
+        "TransactGetItems" => (0.0, 2.0 * items),
+        _ => (0.0, 0.0),
+    }
+}
+
+/// GB-seconds billed by the REPORT lines every function logged since `since_ms`, and how many.
+async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> (f64, usize) {
+    let groups = stack
+        .logs
+        .describe_log_groups()
+        .log_group_name_prefix("/aws/lambda/")
+        .send()
+        .await
+        .expect("log groups");
+    let (mut gb_seconds, mut reports) = (0.0, 0);
+    for group in groups.log_groups() {
+        let Some(name) = group.log_group_name() else {
+            continue;
+        };
+        for message in stack.log_messages(name, Some(since_ms)).await {
+            let Some(report) = message.strip_prefix("REPORT ") else {
+                continue;
+            };
+            let field = |label: &str| {
+                report
+                    .split('\t')
+                    .find_map(|f| f.trim().strip_prefix(label))
+                    .and_then(|v| v.split_whitespace().next())
+                    .and_then(|v| v.parse::<f64>().ok())
+            };
+            if let (Some(ms), Some(mb)) = (field("Billed Duration: "), field("Memory Size: ")) {
+                gb_seconds += ms / 1000.0 * mb / 1024.0;
+                reports += 1;
+            }
+        }
+    }
+    (gb_seconds, reports)
+}
+
+/// What the stretch since `mark` used for `documents` documents, per document: `transitions`
+/// and `lambda_requests` counted by the caller from the runs' histories, the rest read here.
+/// `own_puts` are the caller's own S3 puts (its uploads), left out.
+pub async fn usage_since(
+    stack: &Stack,
+    mark: &Mark,
+    documents: usize,
+    transitions: usize,
+    lambda_requests: usize,
+    own_puts: usize,
+) -> Usage {
+    let served = served_since(mark).await;
+    let count = |service: &str, ops: &[&str]| {
+        served
+            .iter()
+            .filter(|r| r["service"] == service)
+            .filter(|r| ops.is_empty() || ops.contains(&r["operation"].as_str().unwrap_or("")))
+            .count() as f64
+    };
+    let distinct_subjects = |service: &str, operation: &str| {
+        let subjects: std::collections::BTreeSet<&str> = served
+            .iter()
+            .filter(|r| r["service"] == service && r["operation"] == operation)
+            .filter_map(|r| r["subject"].as_str())
+            .collect();
+        subjects.len() as f64
+    };
+    let (writes, reads) = served
+        .iter()
+        .filter(|r| r["service"] == "dynamodb")
+        .map(dynamodb_units)
+        .fold((0.0, 0.0), |(w, r), (dw, dr)| (w + dw, r + dr));
+    let (gb_seconds, _) = billed_gb_seconds(stack, mark.since_ms).await;
+    let n = documents.max(1) as f64;
+    Usage {
+        transitions: transitions as f64 / n,
+        lambda_requests: lambda_requests as f64 / n,
+        lambda_gb_seconds: gb_seconds / n,
+        dynamodb_write_units: writes / n,
+        dynamodb_read_units: reads / n,
+        s3_puts: (count(
+            "s3",
+            &["PutObject", "CopyObject", "ListObjectsV2", "ListObjects"],
+        ) - own_puts as f64)
+            / n,
+        s3_gets: count("s3", &["GetObject", "HeadObject"]) / n,
+        sns_publishes: count("sns", &["Publish"]) / n,
+        sqs_requests: count("sqs", &[]) / n,
+        events_published: count("events", &["PutEvents"]) / n,
+        // One page a document (the benches' invoices are one page); a start repeated with its
+        // token is the same job, charged once.
+        textract_pages: (distinct_subjects("textract", "StartDocumentTextDetection")
+            + count("textract", &["DetectDocumentText"]))
+            / n,
+    }
+}
