@@ -19,7 +19,8 @@
 //! (assumed reviewer sessions and the `docket` CLI), [`function`] (the test function deployed to
 //! the local Lambda), [`resource`] (what a test creates is deleted when it ends), [`render`]
 //! (documents from known text), [`cost`] (AWS's prices and the bill of a usage) and
-//! [`metering`] (a stretch of work's usage, read at the wire and from the functions' logs).
+//! [`metering`] (a stretch of work's usage, read at the wire and from the functions' logs), and
+//! [`scale`] (a discrete-event simulation of the OCR admission under AWS's quotas, SCALE.md).
 
 pub mod cost;
 pub mod function;
@@ -27,5 +28,6 @@ pub mod metering;
 pub mod render;
 pub mod resource;
 pub mod reviewers;
+pub mod scale;
 pub mod stack;
 pub mod util;

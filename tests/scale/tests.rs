@@ -1,0 +1,103 @@
+use super::quota::{Pacer, SlidingWindow};
+use super::*;
+
+const PACED: Design = Design::Paced {
+    max_late: 0.05,
+    job_slots: 500,
+};
+
+#[test]
+fn aws_side_refuses_the_call_past_the_quota_within_a_second() {
+    let mut window = SlidingWindow::new(3);
+    assert!(window.call(0.0) && window.call(0.1) && window.call(0.2));
+    assert!(!window.call(0.9));
+    assert!(window.call(1.0)); // the call at 0.0 is a second old
+    assert_eq!((window.admitted, window.refused, window.peak), (4, 1, 3));
+}
+
+#[test]
+fn paced_calls_landing_up_to_max_late_after_their_slot_never_exceed_the_quota() {
+    for (quota, max_late) in [(25, 0.05), (15, 0.05), (25, 0.1), (5, 0.2)] {
+        let mut pacer = Pacer::new(Pacer::safe_rate(quota, max_late), max_late);
+        let mut rng = Rng::new(7);
+        let mut landings: Vec<f64> = (0..20_000)
+            .map(|_| pacer.slot(0.0) + rng.uniform() * max_late)
+            .collect();
+        landings.sort_by(f64::total_cmp);
+        let mut window = SlidingWindow::new(quota);
+        for t in landings {
+            window.call(t);
+        }
+        assert_eq!(window.refused, 0, "quota {quota}, max_late {max_late}");
+        assert_eq!(window.peak, quota, "the pacer uses the whole quota");
+    }
+}
+
+#[test]
+fn pacing_at_the_quota_itself_is_refused_once_calls_land_late() {
+    // What the safe rate guards against: slots at the full quota, calls a little late.
+    let mut pacer = Pacer::new(25.0, 0.05);
+    let mut rng = Rng::new(7);
+    let mut landings: Vec<f64> = (0..20_000)
+        .map(|_| pacer.slot(0.0) + rng.uniform() * 0.05)
+        .collect();
+    landings.sort_by(f64::total_cmp);
+    let mut window = SlidingWindow::new(25);
+    for t in landings {
+        window.call(t);
+    }
+    assert!(window.refused > 0);
+}
+
+#[test]
+fn a_burst_of_1000_one_page_documents_paced_meets_the_quotas_and_the_target() {
+    let report = simulate(&burst(1000), PACED, Quotas::AWS_US_EAST_1, 1);
+    report.print("burst of 1000, paced");
+    assert_eq!(report.documents, 1000);
+    assert_eq!(report.failed, 0);
+    assert_eq!(report.quota_errors, 0);
+    assert!(report.peak_detect <= 25);
+    assert!(
+        report.completed_at <= 1.15 * report.ideal,
+        "{:.1} s against an ideal of {:.1} s",
+        report.completed_at,
+        report.ideal
+    );
+}
+
+#[test]
+fn the_same_burst_without_backpressure_loses_documents_to_throttling() {
+    let report = simulate(&burst(1000), Design::Naive, Quotas::AWS_US_EAST_1, 1);
+    report.print("burst of 1000, naive");
+    assert!(report.quota_errors > 1000, "{report:?}");
+    assert!(report.failed > 0, "{report:?}");
+}
+
+#[test]
+fn multi_page_documents_never_run_more_jobs_than_the_semaphore_allows() {
+    let docs: Vec<Doc> = (0..2000)
+        .map(|i| Doc {
+            arrives: i as f64 * 0.001,
+            pages: 2 + (i % 5) as u32,
+        })
+        .collect();
+    let design = Design::Paced {
+        max_late: 0.05,
+        job_slots: 40,
+    };
+    let report = simulate(&docs, design, Quotas::AWS_US_EAST_1, 3);
+    assert_eq!((report.failed, report.quota_errors), (0, 0), "{report:?}");
+    assert_eq!(report.peak_jobs, 40);
+    assert!(report.peak_start <= 15 && report.peak_get <= 25);
+}
+
+#[test]
+fn a_day_of_a_million_documents_paced_loses_none_and_exceeds_no_quota() {
+    let report = simulate(&day(1_000_000, 11), PACED, Quotas::AWS_US_EAST_1, 11);
+    report.print("a day of 1,000,000, paced");
+    assert_eq!(report.documents, 1_000_000);
+    assert_eq!((report.failed, report.quota_errors), (0, 0));
+    assert!(report.peak_detect <= 25 && report.peak_start <= 15 && report.peak_get <= 25);
+    // Every document's OCR ends the same day (the busy hours' backlog drains in the evening).
+    assert!(report.completed_at < 24.0 * 3600.0, "{report:?}");
+}
