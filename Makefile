@@ -122,5 +122,5 @@ test: lint test-unit test-local ## everything CI runs: lint, unit tests, LocalSt
 bench: setup ## pipeline benchmark: per-document transitions/invocations/writes, 20 documents at once, a bulk reprocess of 1,000, the mixed-fault soak of 500
 	scripts/bench.sh
 
-bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time
+bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time, release Lambdas' zip size, init and peak RSS
 	scripts/bench-local.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Local AWS benchmarks (figures, not pass/fail): LocalStack start-to-healthy with a warm venv, and
-# Lambda cold start / warm invoke round trip through LocalStack. Uses a spare port and state dir so a
-# running LocalStack is not disturbed.
+# Local AWS benchmarks (figures, not pass/fail): LocalStack start-to-healthy with a warm venv,
+# Lambda cold start / warm invoke round trip through LocalStack, and every release Lambda's zip
+# size, init time and peak RSS through the local executor (a release build: ~10 minutes the first
+# time). Uses a spare port and state dir so a running LocalStack is not disturbed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,3 +27,14 @@ done
 # A debug build of the bench client: the Lambda measured is the same either way, and a release
 # build of the SDK crates takes ~10 minutes on these machines.
 AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" cargo test -p docket-e2e --bench local_lambda
+
+# The release Lambdas: built for this host (the executor runs them as processes), deployed as the
+# stack, three invoices run through it, every function's REPORT lines read.
+export DOCKET_ZIPS=$DOCKET_LOCAL_DIR/release-zips
+echo "bench: building and deploying the release Lambdas (~10 minutes the first time)" >&2
+PROFILE=release scripts/package.sh --target local
+scripts/deploy.sh --local >/dev/null
+AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" AWS_ACCESS_KEY_ID=test \
+  AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
+  DOCKET_STACK_OUTPUTS="$DOCKET_LOCAL_DIR/stack-outputs.json" \
+  cargo test -p docket-e2e --bench release_lambdas

@@ -24,7 +24,8 @@
 # PIPELINE_DEPLOYMENT (ALL_AT_ONCE, CANARY or LINEAR: how the live alias moves to a new machine
 # version; LocalStack applies all three at once),
 # DOCKET_ASL (state machine definition; default statemachines/document-pipeline.asl.json),
-# LOCALSTACK_PORT (4566), DOCKET_LOCAL_DIR (.localstack), DOCKET_VENV (.venv).
+# LOCALSTACK_PORT (4566), DOCKET_LOCAL_DIR (.localstack), DOCKET_VENV (.venv), DOCKET_ZIPS (the
+# zips' directory, dist/lambda).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,8 +59,9 @@ stack=${stack:-docket-$stage}
 template=$root/infra/template.yaml
 asl=${DOCKET_ASL:-$root/statemachines/document-pipeline.asl.json}
 [ -f "$asl" ] || die "no state machine definition at $asl (set DOCKET_ASL to use another file)"
+zips=${DOCKET_ZIPS:-dist/lambda}
 for f in "${functions[@]}"; do
-  [ -f "dist/lambda/$f.zip" ] || die "missing dist/lambda/$f.zip: run scripts/package.sh --target $mode first"
+  [ -f "$zips/$f.zip" ] || die "missing $zips/$f.zip: run scripts/package.sh --target $mode first"
 done
 
 if [ "$mode" = local ]; then
@@ -114,14 +116,14 @@ fi
 
 # 2. Lambda zips under a content-hash prefix (architecture included: same code, other arch,
 # other binaries anyway, but keep keys distinct).
-code_hash=$(cat $(printf 'dist/lambda/%s.zip ' "${functions[@]}") | sha256sum | cut -c1-16)
+code_hash=$(cat $(printf "$zips/%s.zip " "${functions[@]}") | sha256sum | cut -c1-16)
 prefix=lambda/$arch-$code_hash
 for f in "${functions[@]}"; do
   if aws s3api head-object --bucket "$bucket" --key "$prefix/$f.zip" >/dev/null 2>&1; then
     say "s3://$bucket/$prefix/$f.zip already uploaded"
   else
     say "uploading s3://$bucket/$prefix/$f.zip"
-    aws s3 cp --only-show-errors "dist/lambda/$f.zip" "s3://$bucket/$prefix/$f.zip" >&2
+    aws s3 cp --only-show-errors "$zips/$f.zip" "s3://$bucket/$prefix/$f.zip" >&2
   fi
 done
 

@@ -18,8 +18,9 @@
 # is unified in, and its binaries have no injector.
 #
 # Environment: CARGO_TARGET_DIR (honoured; the Makefile exports it), PROFILE (dev|release, local
-# only), DOCKET_VENV (.venv). Zips are reproducible (fixed mtime, no extra attributes), so an
-# unchanged binary gives a byte-identical zip and deploy.sh leaves the functions alone.
+# only), DOCKET_VENV (.venv), DOCKET_ZIPS (where the zips go; dist/lambda). Zips are reproducible
+# (fixed mtime, no extra attributes), so an unchanged binary gives a byte-identical zip and
+# deploy.sh leaves the functions alone.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +31,7 @@ standin=""
 print_selection=""
 source "$root/scripts/functions.sh"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 say() { printf 'package: %s\n' "$*" >&2; }
 
 while [ $# -gt 0 ]; do
@@ -58,7 +59,7 @@ selection() {
 }
 if [ -n "$print_selection" ]; then selection; exit 0; fi
 
-out=$root/dist/lambda
+out=${DOCKET_ZIPS:-$root/dist/lambda}
 mkdir -p "$out"
 # Local debug binaries are large and never leave the machine: compress fast.
 if [ "$target" = local ]; then zip_level=1; else zip_level=9; fi
