@@ -3,6 +3,7 @@
 //! [`memory`]. The AWS adapters live in `docket-aws`; the Lambdas in `lambdas/` only wire the two.
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod audit;
 pub mod config;
 pub mod deploys;
