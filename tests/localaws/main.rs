@@ -3,6 +3,7 @@
 //! These tests talk to a running LocalStack; `make test` starts it (scripts/localstack.sh up) and
 //! stops it afterwards. Point them elsewhere with `AWS_ENDPOINT_URL`.
 
+mod admission;
 mod cfn;
 mod chaos;
 mod config;

@@ -2,6 +2,7 @@
 //! types and errors into docket's own. Clients come from the default chain and honour
 //! `AWS_ENDPOINT_URL`, so the same binary talks to AWS or to LocalStack.
 
+pub mod admission;
 #[cfg(test)]
 mod capture;
 pub mod config;

@@ -2,6 +2,7 @@
 //! same contracts (conditional writes, versions, idempotency tokens), for unit tests of the steps.
 //! One file per port, as in [`crate::ports`].
 
+mod admission;
 mod blobs;
 mod config;
 mod ledger;
@@ -12,6 +13,7 @@ mod saga;
 mod store;
 mod workflow;
 
+pub use admission::MemoryAdmission;
 pub use blobs::MemoryBlobs;
 pub use config::MemoryConfigs;
 pub use ledger::MemoryLedger;

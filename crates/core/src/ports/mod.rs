@@ -3,6 +3,7 @@
 //! implement them. Everything is re-exported here: `docket_core::ports::Store`, etc. A step takes
 //! its ports as one bundle through the `Has*` accessor traits (`bundle.rs`).
 
+mod admission;
 mod blobs;
 mod bundle;
 mod config;
@@ -14,6 +15,7 @@ mod saga;
 mod store;
 mod workflow;
 
+pub use admission::Admission;
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,

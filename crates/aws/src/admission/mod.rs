@@ -1,0 +1,298 @@
+//! [`Admission`] on DynamoDB: one table keyed by `pk` and `sk` (both strings).
+//!
+//! - A pacer is one item, `pk = pacer#<name>`, `sk = state`, with `nextMs` and `version`:
+//!   taking a slot reads it (strongly consistent), decides with
+//!   [`docket_core::admission::pacer::take`], and writes it back conditional on the version read
+//!   (`attribute_not_exists(pk)` for the first).
+//! - A slot pool is a partition `pk = pool#<name>`: the count (`sk = count`, `held`) and one
+//!   lease per holder (`sk = lease#<holder>`, `holder`, `until`). Taking a slot is one
+//!   transaction: put the lease if the holder has none, and write the count conditional on the
+//!   count read; giving it back deletes the lease conditional on the lease read (a renewed one
+//!   is kept) and writes the count the same way. Reclaiming queries the partition's leases.
+//!
+//! A write refused because another caller wrote first, or whose answer was lost (the holder
+//! re-reads and finds whether it landed: these writes are idempotent per holder), is decided
+//! again from a fresh read, at most [`MAX_RACES`] times; past that the caller is told to come
+//! back (`Transient.InProgress`).
+
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::Client;
+use docket_core::admission::pacer::{take, Pace, PacerState, Taken};
+use docket_core::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
+use docket_core::ports::Admission;
+use docket_core::Error;
+
+use crate::errors::classify;
+use crate::item::{n, put_item, query_all, req_str, s, transact, Item};
+
+/// How often a write is decided again after losing a race, before the caller is told to come
+/// back.
+pub const MAX_RACES: usize = 20;
+
+/// Pacers and slot pools in the DynamoDB table `table`.
+#[derive(Debug, Clone)]
+pub struct DynamoAdmission {
+    client: Client,
+    table: String,
+}
+
+fn num(item: &Item, name: &str) -> Result<i64, Error> {
+    item.get(name)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::Internal(format!("stored item lacks number attribute {name}")))
+}
+
+fn too_many_races(what: &str) -> Error {
+    Error::InProgress(format!(
+        "{what}: lost {MAX_RACES} races to other callers; come back"
+    ))
+}
+
+impl DynamoAdmission {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoAdmission {
+            client,
+            table: table.into(),
+        }
+    }
+
+    async fn get(&self, pk: &str, sk: &str, what: &str) -> Result<Option<Item>, Error> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("pk", s(pk))
+            .key("sk", s(sk))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify(what, e))?;
+        Ok(out.item().cloned())
+    }
+
+    /// The pool's count and `holder`'s lease, as read now.
+    async fn pool(&self, pool: &str, holder: &str) -> Result<(Option<u32>, Option<Lease>), Error> {
+        let pk = format!("pool#{pool}");
+        let count = self.get(&pk, "count", "admission read count").await?;
+        let held = count
+            .map(|c| num(&c, "held"))
+            .transpose()?
+            .map(|h| h as u32);
+        let lease = self
+            .get(&pk, &format!("lease#{holder}"), "admission read lease")
+            .await?
+            .map(|item| lease_of(&item))
+            .transpose()?;
+        Ok((held, lease))
+    }
+
+    /// The count item written as `held`, conditional on the count read (`None`: no item yet).
+    fn count_write(&self, pool: &str, read: Option<u32>, held: u32) -> TransactWriteItem {
+        let put = Put::builder()
+            .table_name(&self.table)
+            .item("pk", s(format!("pool#{pool}")))
+            .item("sk", s("count"))
+            .item("held", n(held));
+        let put = match read {
+            None => put.condition_expression("attribute_not_exists(pk)"),
+            Some(old) => put
+                .condition_expression("held = :old")
+                .expression_attribute_values(":old", n(old)),
+        };
+        TransactWriteItem::builder()
+            .put(put.build().expect("table, item"))
+            .build()
+    }
+
+    /// Gives `lease` back: deletes it if unchanged and writes the count one lower.
+    async fn give_back(&self, pool: &str, lease: &Lease, read: u32) -> Result<bool, Error> {
+        let delete = Delete::builder()
+            .table_name(&self.table)
+            .key("pk", s(format!("pool#{pool}")))
+            .key("sk", s(format!("lease#{}", lease.holder)))
+            .condition_expression("#until = :until")
+            .expression_attribute_names("#until", "until")
+            .expression_attribute_values(":until", n(lease.until))
+            .build()
+            .expect("table, key");
+        let items = vec![
+            TransactWriteItem::builder().delete(delete).build(),
+            self.count_write(pool, Some(read), read.saturating_sub(1)),
+        ];
+        Ok(transact(&self.client, items, "admission give back")
+            .await?
+            .is_ok())
+    }
+}
+
+fn lease_of(item: &Item) -> Result<Lease, Error> {
+    Ok(Lease {
+        holder: req_str(item, "holder")?.to_string(),
+        until: num(item, "until")?,
+    })
+}
+
+/// A write whose outcome is unknown is decided again from a fresh read, like a lost race.
+fn lost(result: Result<bool, Error>) -> Result<bool, Error> {
+    match result {
+        Err(Error::OutcomeUnknown(_)) => Ok(false),
+        other => other,
+    }
+}
+
+impl Admission for DynamoAdmission {
+    async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
+        let pk = format!("pacer#{pacer}");
+        for _ in 0..MAX_RACES {
+            let read = self
+                .get(&pk, "state", "admission read pacer")
+                .await?
+                .map(|item| -> Result<PacerState, Error> {
+                    Ok(PacerState {
+                        next_ms: num(&item, "nextMs")?,
+                        version: num(&item, "version")? as u64,
+                    })
+                })
+                .transpose()?;
+            let taken = take(read.as_ref(), pace, now_ms);
+            let Taken::Slot { state, .. } = taken else {
+                return Ok(taken);
+            };
+            let put = Put::builder()
+                .table_name(&self.table)
+                .item("pk", s(&pk))
+                .item("sk", s("state"))
+                .item("nextMs", n(state.next_ms))
+                .item("version", n(state.version));
+            let put = match read {
+                None => put.condition_expression("attribute_not_exists(pk)"),
+                Some(old) => put
+                    .condition_expression("version = :read")
+                    .expression_attribute_values(":read", n(old.version)),
+            };
+            let put = put.build().expect("table, item");
+            let written = put_item(&self.client, put, "admission take slot")
+                .await
+                .map(|r| r.is_ok());
+            if lost(written)? {
+                return Ok(taken);
+            }
+        }
+        Err(too_many_races("admission take slot"))
+    }
+
+    async fn acquire(
+        &self,
+        pool: &str,
+        holder: &str,
+        limit: u32,
+        now: i64,
+        lease_seconds: i64,
+    ) -> Result<Acquired, Error> {
+        for _ in 0..MAX_RACES {
+            let (read, lease) = self.pool(pool, holder).await?;
+            let decided = acquire(
+                read.unwrap_or(0),
+                lease.as_ref(),
+                holder,
+                limit,
+                now,
+                lease_seconds,
+            );
+            let lease_put = |new: &Lease, condition: &str| {
+                Put::builder()
+                    .table_name(&self.table)
+                    .item("pk", s(format!("pool#{pool}")))
+                    .item("sk", s(format!("lease#{holder}")))
+                    .item("holder", s(holder))
+                    .item("until", n(new.until))
+                    .condition_expression(condition)
+                    .build()
+                    .expect("table, item")
+            };
+            let written = match &decided {
+                Acquired::Full { .. } => return Ok(decided),
+                Acquired::Taken { held, lease: new } => {
+                    let items = vec![
+                        TransactWriteItem::builder()
+                            .put(lease_put(new, "attribute_not_exists(sk)"))
+                            .build(),
+                        self.count_write(pool, read, *held),
+                    ];
+                    transact(&self.client, items, "admission acquire")
+                        .await
+                        .map(|r| r.is_ok())
+                }
+                Acquired::AlreadyHeld { lease: new } => {
+                    let renew = Update::builder()
+                        .table_name(&self.table)
+                        .key("pk", s(format!("pool#{pool}")))
+                        .key("sk", s(format!("lease#{holder}")))
+                        .update_expression("SET #until = :until")
+                        .condition_expression("attribute_exists(sk)")
+                        .expression_attribute_names("#until", "until")
+                        .expression_attribute_values(":until", n(new.until))
+                        .build()
+                        .expect("table, key, update");
+                    let items = vec![TransactWriteItem::builder().update(renew).build()];
+                    transact(&self.client, items, "admission renew")
+                        .await
+                        .map(|r| r.is_ok())
+                }
+            };
+            if lost(written)? {
+                return Ok(decided);
+            }
+        }
+        Err(too_many_races("admission acquire"))
+    }
+
+    async fn release(&self, pool: &str, holder: &str) -> Result<Released, Error> {
+        for _ in 0..MAX_RACES {
+            let (read, lease) = self.pool(pool, holder).await?;
+            let decided = release(read.unwrap_or(0), lease.as_ref(), holder);
+            let (Released::Given { .. }, Some(lease), Some(read)) = (decided, &lease, read) else {
+                return Ok(Released::NotHeld);
+            };
+            if lost(self.give_back(pool, lease, read).await)? {
+                return Ok(decided);
+            }
+        }
+        Err(too_many_races("admission release"))
+    }
+
+    async fn reclaim(&self, pool: &str, now: i64) -> Result<Vec<String>, Error> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .consistent_read(true)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :lease)")
+            .expression_attribute_values(":pk", s(format!("pool#{pool}")))
+            .expression_attribute_values(":lease", AttributeValue::S("lease#".into()));
+        let leases = query_all(query, "admission leases")
+            .await?
+            .iter()
+            .map(lease_of)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut reclaimed = Vec::new();
+        for lease in reclaimable(&leases, now) {
+            for race in 0..=MAX_RACES {
+                if race == MAX_RACES {
+                    return Err(too_many_races("admission reclaim"));
+                }
+                let (read, current) = self.pool(pool, &lease.holder).await?;
+                // Given back or renewed meanwhile: not this sweep's to reclaim.
+                if current.as_ref() != Some(lease) {
+                    break;
+                }
+                if lost(self.give_back(pool, lease, read.unwrap_or(0)).await)? {
+                    reclaimed.push(lease.holder.clone());
+                    break;
+                }
+            }
+        }
+        Ok(reclaimed)
+    }
+}

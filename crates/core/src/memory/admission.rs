@@ -1,0 +1,137 @@
+//! Pacers and slot pools under one lock, deciding with [`crate::admission`]'s rules.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use crate::admission::pacer::{take, Pace, PacerState, Taken};
+use crate::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
+use crate::ports::Admission;
+use crate::Error;
+
+#[derive(Debug, Default)]
+struct Pool {
+    held: u32,
+    leases: BTreeMap<String, Lease>,
+}
+
+/// Pacers and slot pools in memory.
+#[derive(Debug, Default)]
+pub struct MemoryAdmission {
+    pacers: Mutex<BTreeMap<String, PacerState>>,
+    pools: Mutex<BTreeMap<String, Pool>>,
+}
+
+impl MemoryAdmission {
+    /// The slots of `pool` held now.
+    pub fn held(&self, pool: &str) -> u32 {
+        self.pools.lock().unwrap().get(pool).map_or(0, |p| p.held)
+    }
+}
+
+impl Admission for MemoryAdmission {
+    async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
+        let mut pacers = self.pacers.lock().unwrap();
+        let taken = take(pacers.get(pacer), pace, now_ms);
+        if let Taken::Slot { state, .. } = taken {
+            pacers.insert(pacer.to_string(), state);
+        }
+        Ok(taken)
+    }
+
+    async fn acquire(
+        &self,
+        pool: &str,
+        holder: &str,
+        limit: u32,
+        now: i64,
+        lease_seconds: i64,
+    ) -> Result<Acquired, Error> {
+        let mut pools = self.pools.lock().unwrap();
+        let pool = pools.entry(pool.to_string()).or_default();
+        let decided = acquire(
+            pool.held,
+            pool.leases.get(holder),
+            holder,
+            limit,
+            now,
+            lease_seconds,
+        );
+        match &decided {
+            Acquired::Taken { held, lease } => {
+                pool.held = *held;
+                pool.leases.insert(holder.to_string(), lease.clone());
+            }
+            Acquired::AlreadyHeld { lease } => {
+                pool.leases.insert(holder.to_string(), lease.clone());
+            }
+            Acquired::Full { .. } => {}
+        }
+        Ok(decided)
+    }
+
+    async fn release(&self, pool: &str, holder: &str) -> Result<Released, Error> {
+        let mut pools = self.pools.lock().unwrap();
+        let pool = pools.entry(pool.to_string()).or_default();
+        let decided = release(pool.held, pool.leases.get(holder), holder);
+        if let Released::Given { held } = decided {
+            pool.held = held;
+            pool.leases.remove(holder);
+        }
+        Ok(decided)
+    }
+
+    async fn reclaim(&self, pool: &str, now: i64) -> Result<Vec<String>, Error> {
+        let mut pools = self.pools.lock().unwrap();
+        let pool = pools.entry(pool.to_string()).or_default();
+        let leases: Vec<Lease> = pool.leases.values().cloned().collect();
+        let expired: Vec<String> = reclaimable(&leases, now)
+            .into_iter()
+            .map(|l| l.holder.clone())
+            .collect();
+        for holder in &expired {
+            if let Released::Given { held } = release(pool.held, pool.leases.get(holder), holder) {
+                pool.held = held;
+                pool.leases.remove(holder);
+            }
+        }
+        Ok(expired)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_same_scenario_as_the_dynamodb_adapter_a_crashed_holder_reclaimed_a_live_one_kept()
+    {
+        let admission = MemoryAdmission::default();
+        admission
+            .acquire("jobs", "op-crashed", 2, 0, 60)
+            .await
+            .unwrap();
+        admission
+            .acquire("jobs", "op-alive", 2, 0, 60)
+            .await
+            .unwrap();
+        let full = admission
+            .acquire("jobs", "op-waiting", 2, 0, 60)
+            .await
+            .unwrap();
+        assert_eq!(full, Acquired::Full { held: 2 });
+        admission
+            .acquire("jobs", "op-alive", 2, 50, 60)
+            .await
+            .unwrap();
+        assert!(admission.reclaim("jobs", 59).await.unwrap().is_empty());
+        assert_eq!(
+            admission.reclaim("jobs", 60).await.unwrap(),
+            vec!["op-crashed"]
+        );
+        assert_eq!(admission.held("jobs"), 1);
+        assert_eq!(
+            admission.release("jobs", "op-crashed").await.unwrap(),
+            Released::NotHeld
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! OCR admission's records on DynamoDB (LocalStack): the pacer and the slot semaphore through
+//! `DynamoAdmission`, with many callers at once, as Lambdas in a burst would be. What each
+//! caller was told is checked against the records left in the table.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, KeySchemaElement, KeyType, ScalarAttributeType,
+};
+use aws_sdk_dynamodb::Client;
+use docket_aws::admission::DynamoAdmission;
+use docket_core::admission::pacer::{Pace, Taken};
+use docket_core::admission::slots::{Acquired, Released};
+use docket_core::ports::Admission;
+use docket_e2e::resource::{self, Resource};
+use docket_e2e::util;
+
+const NOW: i64 = 1_700_000_000;
+
+async fn fixture() -> (Arc<DynamoAdmission>, Client, Resource) {
+    let client = Client::new(&util::aws().await);
+    let table = resource::table(&client, "admission", |t| {
+        t.attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name("sk")
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            KeySchemaElement::builder()
+                .attribute_name("sk")
+                .key_type(KeyType::Range)
+                .build()
+                .unwrap(),
+        )
+    })
+    .await;
+    let admission = Arc::new(DynamoAdmission::new(client.clone(), table.to_string()));
+    (admission, client, table)
+}
+
+/// The items of the pool's partition: (the count, the leases' holders).
+async fn pool_items(client: &Client, table: &str, pool: &str) -> (i64, BTreeSet<String>) {
+    let items = client
+        .query()
+        .table_name(table)
+        .consistent_read(true)
+        .key_condition_expression("pk = :pk")
+        .expression_attribute_values(
+            ":pk",
+            aws_sdk_dynamodb::types::AttributeValue::S(format!("pool#{pool}")),
+        )
+        .send()
+        .await
+        .unwrap();
+    let (mut held, mut holders) = (0, BTreeSet::new());
+    for item in items.items() {
+        match item["sk"].as_s().unwrap().as_str() {
+            "count" => held = item["held"].as_n().unwrap().parse().unwrap(),
+            _ => {
+                holders.insert(item["holder"].as_s().unwrap().clone());
+            }
+        }
+    }
+    (held, holders)
+}
+
+#[tokio::test]
+async fn callers_at_once_each_get_a_slot_of_their_own_spaced_by_the_pace() {
+    let (admission, _client, _table) = fixture().await;
+    let pace = Pace::for_quota(25, 50, 60_000);
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..30 {
+        let admission = admission.clone();
+        calls.spawn(async move {
+            admission
+                .take_slot("DetectDocumentText", &pace, NOW * 1000)
+                .await
+        });
+    }
+    let mut slots: Vec<i64> = calls
+        .join_all()
+        .await
+        .into_iter()
+        .map(|taken| match taken.expect("a slot") {
+            Taken::Slot { at_ms, .. } => at_ms,
+            busy => panic!("busy within the horizon: {busy:?}"),
+        })
+        .collect();
+    slots.sort_unstable();
+    assert_eq!(slots.len(), 30);
+    assert_eq!(slots[0], NOW * 1000, "the idle pacer's first slot is now");
+    for pair in slots.windows(2) {
+        assert_eq!(pair[1] - pair[0], pace.interval_ms, "slots {pair:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_pool_never_holds_more_slots_than_its_limit_and_gives_them_back_once() {
+    let (admission, client, table) = fixture().await;
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..24 {
+        let admission = admission.clone();
+        // Every holder asks twice (a retry racing its first attempt).
+        for _ in 0..2 {
+            let admission = admission.clone();
+            calls.spawn(async move {
+                let holder = format!("op-{i}");
+                let got = admission.acquire("jobs", &holder, 5, NOW, 600).await;
+                (holder, got.expect("an answer"))
+            });
+        }
+    }
+    let answers = calls.join_all().await;
+    let holding: BTreeSet<String> = answers
+        .iter()
+        .filter(|(_, a)| !matches!(a, Acquired::Full { .. }))
+        .map(|(h, _)| h.clone())
+        .collect();
+    assert_eq!(holding.len(), 5, "{answers:?}");
+    let (held, holders) = pool_items(&client, &table, "jobs").await;
+    assert_eq!((held, &holders), (5, &holding));
+
+    // Giving back, twice each: two slots free, the count follows the leases.
+    for holder in holding.iter().take(2) {
+        assert!(matches!(
+            admission.release("jobs", holder).await.unwrap(),
+            Released::Given { .. }
+        ));
+        assert_eq!(
+            admission.release("jobs", holder).await.unwrap(),
+            Released::NotHeld
+        );
+    }
+    let (held, holders) = pool_items(&client, &table, "jobs").await;
+    assert_eq!((held, holders.len()), (3, 3));
+}
+
+#[tokio::test]
+async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_a_renewed_one_is_kept() {
+    let (admission, client, table) = fixture().await;
+    admission
+        .acquire("jobs", "op-crashed", 2, NOW, 60)
+        .await
+        .unwrap();
+    admission
+        .acquire("jobs", "op-alive", 2, NOW, 60)
+        .await
+        .unwrap();
+    assert!(matches!(
+        admission
+            .acquire("jobs", "op-waiting", 2, NOW, 60)
+            .await
+            .unwrap(),
+        Acquired::Full { held: 2 }
+    ));
+    // The live holder renews; the crashed one does not.
+    admission
+        .acquire("jobs", "op-alive", 2, NOW + 50, 60)
+        .await
+        .unwrap();
+    assert!(admission
+        .reclaim("jobs", NOW + 59)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        admission.reclaim("jobs", NOW + 60).await.unwrap(),
+        vec!["op-crashed".to_string()]
+    );
+    let (held, holders) = pool_items(&client, &table, "jobs").await;
+    assert_eq!(
+        (held, holders.into_iter().collect::<Vec<_>>()),
+        (1, vec!["op-alive".to_string()])
+    );
+    assert!(matches!(
+        admission
+            .acquire("jobs", "op-waiting", 2, NOW + 61, 60)
+            .await
+            .unwrap(),
+        Acquired::Taken { held: 2, .. }
+    ));
+}
