@@ -18,3 +18,4 @@ mod review;
 mod saga;
 mod textract;
 mod textract_quota;
+mod textract_scale;

@@ -47,6 +47,13 @@ def register_textract_quotas():
 
 
 @hooks.on_infra_start()
+def register_textract_scale():
+    from docket_localstack.textract_scale import install
+
+    install()
+
+
+@hooks.on_infra_start()
 def register_function_url_iam():
     from docket_localstack.function_url_iam import install
 

@@ -23,6 +23,8 @@ Emulated:
 
 - AWS's default quotas (calls per second per operation, asynchronous jobs at once), refused with
   AWS's exceptions: see :mod:`.textract_quota`.
+- For scale runs, OCR from a content-hash cache and a simulated duration per page: see
+  :mod:`.textract_scale`.
 
 Not emulated: FORMS/TABLES/QUERIES/LAYOUT (AnalyzeDocument, expense, lending), handwriting
 (TextType is always PRINTED), rotation (no RotationAngle; polygons are the axis-aligned boxes),
@@ -53,12 +55,15 @@ from localstack.services.plugins import ServiceLifecycleHook
 
 from docket_localstack.textract_ocr import (
     MB,
+    UNSUPPORTED_FORMAT,
     DocumentError,
+    Page,
     check_document,
     document_blocks,
     ocr_document,
 )
 from docket_localstack.textract_quota import QUOTAS
+from docket_localstack.textract_scale import SCALE
 
 LOG = logging.getLogger(__name__)
 
@@ -214,18 +219,46 @@ def decode_token(token: str, job_id: str) -> int:
     raise invalid_parameter("Invalid NextToken")
 
 
+def read_pages(data: bytes, fmt: str, max_pages: int) -> list[Page]:
+    """The document's pages: from the scale runs' cache when it has them, else by OCR."""
+    pages = SCALE.cached(data)
+    if pages is None:
+        pages = ocr_document(data, fmt, max_pages)
+        SCALE.store(data, pages)
+    elif len(pages) > max_pages:
+        raise DocumentError("UnsupportedDocumentException", UNSUPPORTED_FORMAT)
+    return pages
+
+
 def run_job(job: Job) -> None:
-    """Worker: fetch, check, OCR; records SUCCEEDED or FAILED, then notifies."""
+    """Worker: fetch, check, OCR; the job ends SUCCEEDED or FAILED no sooner than its simulated
+    duration (scale runs), the rest of which runs on a timer, not on a worker."""
+    started = time.monotonic()
+    pages: list[Page] = []
     try:
         data = s3_read(job.account_id, job.region, job.s3_object, ASYNC_MAX_BYTES)
         fmt = check_document(data, ASYNC_MAX_BYTES)
-        pages = ocr_document(data, fmt, ASYNC_MAX_PAGES)
-        job.blocks, job.pages, job.status = document_blocks(pages), len(pages), "SUCCEEDED"
+        pages = read_pages(data, fmt, ASYNC_MAX_PAGES)
+        outcome: tuple[str, str | None] = ("SUCCEEDED", None)
     except DocumentError as e:
-        job.status, job.status_message = "FAILED", e.message
+        outcome = ("FAILED", e.message)
     except Exception as e:
         LOG.exception("textract: job %s failed", job.job_id)
-        job.status, job.status_message = "FAILED", f"Internal error: {e}"
+        outcome = ("FAILED", f"Internal error: {e}")
+    remaining = SCALE.duration(len(pages)) - (time.monotonic() - started)
+    if remaining > 0:
+        threading.Timer(remaining, end_job, (job, pages, outcome)).start()
+    else:
+        end_job(job, pages, outcome)
+
+
+def end_job(job: Job, pages: list[Page], outcome: tuple[str, str | None]) -> None:
+    """Records the job's outcome, gives its slot back and notifies."""
+    status, message = outcome
+    if status == "SUCCEEDED":
+        job.blocks, job.pages = document_blocks(pages), len(pages)
+    job.status_message = message
+    job.status = status
     QUOTAS.end_job(job.account_id, job.region)
     if job.notification_channel:
         publish_completion(job)
@@ -261,9 +294,13 @@ class TextractProvider(ServiceLifecycleHook):
                 s3_object = s3_location(document, "Document")
                 data = s3_read(context.account_id, context.region, s3_object, SYNC_MAX_BYTES)
             fmt = check_document(data, SYNC_MAX_BYTES)
-            pages = ocr_document(data, fmt, max_pages=1)
+            started = time.monotonic()
+            pages = read_pages(data, fmt, max_pages=1)
         except DocumentError as e:
             raise e.to_service_exception() from e
+        remaining = SCALE.duration(len(pages)) - (time.monotonic() - started)
+        if remaining > 0:
+            time.sleep(remaining)
         return {
             "DocumentMetadata": {"Pages": len(pages)},
             "Blocks": document_blocks(pages),

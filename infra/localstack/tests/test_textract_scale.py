@@ -1,0 +1,119 @@
+"""Unit tests of the scale runs' OCR cache and simulated duration (no LocalStack running needed;
+the modules import LocalStack: run with the project venv from infra/localstack:
+
+    ../../.venv/bin/python -m unittest tests/test_textract_scale.py
+"""
+
+import tempfile
+import threading
+import time
+import unittest
+from unittest import mock
+
+from docket_localstack import textract
+from docket_localstack.textract_ocr import Line, Page, Word
+from docket_localstack.textract_scale import InvalidSetting, Scale, pages_from_json, pages_to_json
+
+PAGES = [
+    Page(
+        width=1000,
+        height=2000,
+        lines=[Line(words=[Word("INVOICE", 96.5, (100, 100, 200, 50))])],
+    )
+]
+
+
+class Cache(unittest.TestCase):
+    def test_pages_survive_their_json(self):
+        self.assertEqual(pages_from_json(pages_to_json(PAGES)), PAGES)
+
+    def test_off_by_default_nothing_is_kept_or_counted(self):
+        scale = Scale()
+        scale.store(b"doc", PAGES)
+        self.assertIsNone(scale.cached(b"doc"))
+        self.assertEqual((scale.hits, scale.misses), (0, 0))
+
+    def test_on_the_same_bytes_hit_other_bytes_miss(self):
+        scale = Scale()
+        scale.configure({"cache": True})
+        self.assertIsNone(scale.cached(b"doc"))
+        scale.store(b"doc", PAGES)
+        self.assertEqual(scale.cached(b"doc"), PAGES)
+        self.assertIsNone(scale.cached(b"doc2"))
+        self.assertEqual(scale.view()["hits"], 1)
+        self.assertEqual(scale.view()["misses"], 2)
+
+    def test_a_cache_dir_serves_a_later_process(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            first = Scale(tmp)
+            first.configure({"cache": True})
+            first.store(b"doc", PAGES)
+            later = Scale(tmp)
+            later.configure({"cache": True})
+            self.assertEqual(later.cached(b"doc"), PAGES)
+
+    def test_a_change_of_another_shape_is_refused(self):
+        scale = Scale()
+        bad: list[object] = [[], {"cache": 1}, {"secondsPerPage": -1}, {"x": 1}]
+        for change in bad:
+            with self.subTest(change=change), self.assertRaises(InvalidSetting):
+                scale.configure(change)
+        self.assertEqual(scale.configure({"secondsPerPage": 1.5})["secondsPerPage"], 1.5)
+        self.assertEqual(scale.duration(2), 3.0)
+
+
+class SimulatedDuration(unittest.TestCase):
+    def job(self) -> textract.Job:
+        return textract.Job(
+            job_id="j1",
+            account_id="000000000000",
+            region="us-east-1",
+            s3_object={"Bucket": "b", "Name": "k"},
+            job_tag=None,
+            notification_channel={},
+        )
+
+    def test_a_cached_job_ends_after_its_simulated_duration_without_holding_the_worker(self):
+        scale = Scale()
+        scale.configure({"cache": True, "secondsPerPage": 0.3})
+        scale.store(b"%PDF-doc", PAGES)
+        job = self.job()
+        ended = threading.Event()
+        real_end = textract.end_job
+
+        def end(*args):
+            real_end(*args)
+            ended.set()
+
+        with (
+            mock.patch.object(textract, "SCALE", scale),
+            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
+            mock.patch.object(textract, "check_document", return_value="PDF"),
+            mock.patch.object(textract, "ocr_document") as ocr,
+            mock.patch.object(textract, "end_job", side_effect=end),
+        ):
+            started = time.monotonic()
+            textract.run_job(job)
+            returned = time.monotonic() - started
+            self.assertEqual(job.status, "IN_PROGRESS")
+            self.assertTrue(ended.wait(5))
+            took = time.monotonic() - started
+        ocr.assert_not_called()
+        self.assertLess(returned, 0.2, "the worker is free before the job ends")
+        self.assertGreaterEqual(took, 0.3)
+        self.assertEqual((job.status, job.pages), ("SUCCEEDED", 1))
+
+    def test_without_a_simulated_duration_the_job_ends_on_the_worker(self):
+        job = self.job()
+        with (
+            mock.patch.object(textract, "SCALE", Scale()),
+            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
+            mock.patch.object(textract, "check_document", return_value="PDF"),
+            mock.patch.object(textract, "ocr_document", return_value=PAGES),
+        ):
+            textract.run_job(job)
+        self.assertEqual((job.status, job.pages), ("SUCCEEDED", 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
