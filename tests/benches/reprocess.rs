@@ -1,7 +1,7 @@
 //! Bulk reprocess benchmark (`make bench`; figures, not pass/fail). Against the stack deployed to
 //! a LocalStack whose log is at `DOCKET_LOCALSTACK_LOG`: `BENCH_REPROCESS_DOCS` documents (1,000
-//! by default) of a fresh tenant are uploaded and run once, in waves of `BENCH_SEED_WAVE` (100;
-//! a burst of uploads is `make bench-scale`'s subject, not this one's), then reprocessed with
+//! by default) of a fresh tenant are uploaded and run once, at most `BENCH_SEED_WAVE` (100) at a
+//! time (a burst of uploads is `make bench-scale`'s subject, not this one's), then reprocessed with
 //! `docket reprocess` (their stored OCR reused). It prints the reprocess's wall time, the state
 //! transitions and Lambda invocations per item (pipeline runs and the bulk machine's), the
 //! Distributed Map's child executions (one per batch) and their peak concurrency against
@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aws_sdk_sfn::types::HistoryEvent;
@@ -95,6 +96,18 @@ fn peak(batches: &BTreeMap<String, BatchLog>) -> usize {
 /// How long one seeded document's first execution may take (a wave of them shares two cores).
 const SEED_WAIT: Duration = Duration::from_secs(1800);
 
+/// Uploads document `i` of `tenant` and waits for its first execution's end: whether it
+/// succeeded.
+async fn seed(stack: Arc<Stack>, tenant: String, i: usize) -> bool {
+    let key = format!("inbox/{tenant}/re-{i}.pdf");
+    let body = invoice_pdf(&invoice_lines(&format!("INV-RE-{i:05}"), "1,234.50"));
+    stack.upload(&key, body).await;
+    let document = Stack::document_id(&tenant, &format!("re-{i}.pdf"));
+    let runs = stack.wait_for_runs(&document, 1).await;
+    let run = s(&runs[0], "runId");
+    stack.wait_for_execution_within(&run, SEED_WAIT).await == "SUCCEEDED"
+}
+
 fn log_len(path: &str) -> usize {
     std::fs::metadata(path).map_or(0, |m| m.len() as usize)
 }
@@ -109,36 +122,38 @@ async fn main() {
     let stack = Stack::load().await;
     let tenant = tenant();
 
-    // The documents, run once (their OCR is what the reprocess reuses), wave by wave: each
-    // wave's executions end (their receipts in) before the next is uploaded.
+    // The documents, run once (their OCR is what the reprocess reuses), at most `wave` at a
+    // time: as one document's execution ends the next is uploaded, so the machine stays busy
+    // without a burst (a burst of uploads is `make bench-scale`'s subject, not this one's).
     let wave: usize = std::env::var("BENCH_SEED_WAVE")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(100)
+        .max(1);
     let seed_offset = log_len(&log);
     let seeded = Instant::now();
-    let mut succeeded = 0;
-    for first in (0..docs).step_by(wave.max(1)) {
-        let wave = first..docs.min(first + wave.max(1));
-        for i in wave.clone() {
-            let key = format!("inbox/{tenant}/re-{i}.pdf");
-            let body = invoice_pdf(&invoice_lines(&format!("INV-RE-{i:05}"), "1,234.50"));
-            stack.upload(&key, body).await;
+    let stack = Arc::new(stack);
+    let (mut succeeded, mut ended, mut next) = (0, 0, 0);
+    let mut in_flight = tokio::task::JoinSet::new();
+    while ended < docs {
+        while next < docs && in_flight.len() < wave {
+            in_flight.spawn(seed(stack.clone(), tenant.clone(), next));
+            next += 1;
         }
-        for i in wave.clone() {
-            let document = Stack::document_id(&tenant, &format!("re-{i}.pdf"));
-            let runs = stack.wait_for_runs(&document, 1).await;
-            let run = s(&runs[0], "runId");
-            let status = stack.wait_for_execution_within(&run, SEED_WAIT).await;
-            succeeded += usize::from(status == "SUCCEEDED");
+        let Some(done) = in_flight.join_next().await else {
+            break;
+        };
+        succeeded += usize::from(done.expect("seed task"));
+        ended += 1;
+        if ended % 10 == 0 || ended == docs {
+            eprint!("\rbench: {ended} of {docs} first runs ended");
+            std::io::stderr().flush().ok();
         }
-        eprint!("\rbench: {} of {docs} first runs ended", wave.end);
-        std::io::stderr().flush().ok();
     }
     eprintln!();
     println!(
-        "bench: reprocess: {docs} documents uploaded and run once in {:.0} s, in waves of \
-         {wave} ({succeeded} executions succeeded)",
+        "bench: reprocess: {docs} documents uploaded and run once in {:.0} s, at most \
+         {wave} at a time ({succeeded} executions succeeded)",
         seeded.elapsed().as_secs_f64()
     );
 
