@@ -28,7 +28,6 @@ resets the counters (not the quotas).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import defaultdict, deque
@@ -36,6 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from localstack.aws.api import CommonServiceException
+
+from docket_localstack import settings_api
+from docket_localstack.settings_api import InvalidSetting
 
 DEFAULT_TPS = {
     "DetectDocumentText": 25,
@@ -49,7 +51,7 @@ THROUGHPUT_EXCEEDED = "ProvisionedThroughputExceededException"
 LIMIT_EXCEEDED = "LimitExceededException"
 
 
-class InvalidQuota(ValueError):
+class InvalidQuota(InvalidSetting):
     """A quota change that does not have the documented shape."""
 
 
@@ -192,33 +194,6 @@ def check_limit(limit, name: str) -> None:
 QUOTAS = Quotas()
 
 
-class QuotasResource:
-    def __init__(self, quotas: Quotas):
-        self.quotas = quotas
-
-    def on_get(self, request):
-        return _json(self.quotas.view())
-
-    def on_post(self, request):
-        try:
-            body = json.loads(request.get_data() or b"null")
-            return _json(self.quotas.configure(body))
-        except (ValueError, InvalidQuota) as e:
-            return _json({"error": "InvalidQuota", "message": str(e)}, status=400)
-
-    def on_delete(self, request):
-        return _json(self.quotas.reset())
-
-
-def _json(data, status: int = 200):
-    from localstack.http import Response
-
-    return Response(json.dumps(data), status=status, mimetype="application/json")
-
-
 def install() -> None:
     """Adds ``/_docket/textract/quotas`` (called once, at LocalStack start)."""
-    from localstack.http import Resource
-    from localstack.services.internal import get_internal_apis
-
-    get_internal_apis().add(Resource("/_docket/textract/quotas", QuotasResource(QUOTAS)))
+    settings_api.install("/_docket/textract/quotas", QUOTAS.view, QUOTAS.configure, QUOTAS.reset)

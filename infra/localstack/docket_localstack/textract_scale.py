@@ -20,11 +20,9 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
+from docket_localstack import settings_api
+from docket_localstack.settings_api import InvalidSetting
 from docket_localstack.textract_ocr import Line, Page, Word
-
-
-class InvalidSetting(ValueError):
-    """A settings change that does not have the documented shape."""
 
 
 def pages_to_json(pages: list[Page]) -> str:
@@ -129,32 +127,6 @@ class Scale:
 SCALE = Scale(os.environ.get("DOCKET_TEXTRACT_CACHE_DIR"))
 
 
-class ScaleResource:
-    def __init__(self, scale: Scale):
-        self.scale = scale
-
-    def on_get(self, request):
-        return _json(self.scale.view())
-
-    def on_post(self, request):
-        try:
-            return _json(self.scale.configure(json.loads(request.get_data() or b"null")))
-        except (ValueError, InvalidSetting) as e:
-            return _json({"error": "InvalidSetting", "message": str(e)}, status=400)
-
-    def on_delete(self, request):
-        return _json(self.scale.reset())
-
-
-def _json(data, status: int = 200):
-    from localstack.http import Response
-
-    return Response(json.dumps(data), status=status, mimetype="application/json")
-
-
 def install() -> None:
     """Adds ``/_docket/textract/scale`` (called once, at LocalStack start)."""
-    from localstack.http import Resource
-    from localstack.services.internal import get_internal_apis
-
-    get_internal_apis().add(Resource("/_docket/textract/scale", ScaleResource(SCALE)))
+    settings_api.install("/_docket/textract/scale", SCALE.view, SCALE.configure, SCALE.reset)
