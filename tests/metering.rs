@@ -53,8 +53,17 @@ fn dynamodb_units(request: &Value) -> (f64, f64) {
     }
 }
 
-/// GB-seconds billed by the REPORT lines every function logged since `since_ms`, and how many.
-async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> (f64, usize) {
+/// The number after `label` (e.g. `"Billed Duration: "`) in a Lambda REPORT log line, if any.
+pub fn report_field(report: &str, label: &str) -> Option<f64> {
+    report
+        .split('\t')
+        .find_map(|f| f.trim().strip_prefix(label))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// GB-seconds billed by the REPORT lines every function logged since `since_ms`.
+async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> f64 {
     let groups = stack
         .logs
         .describe_log_groups()
@@ -62,29 +71,22 @@ async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> (f64, usize) {
         .send()
         .await
         .expect("log groups");
-    let (mut gb_seconds, mut reports) = (0.0, 0);
+    let mut gb_seconds = 0.0;
     for group in groups.log_groups() {
         let Some(name) = group.log_group_name() else {
             continue;
         };
         for message in stack.log_messages(name, Some(since_ms)).await {
-            let Some(report) = message.strip_prefix("REPORT ") else {
+            let Some(report) = message.trim_start().strip_prefix("REPORT ") else {
                 continue;
             };
-            let field = |label: &str| {
-                report
-                    .split('\t')
-                    .find_map(|f| f.trim().strip_prefix(label))
-                    .and_then(|v| v.split_whitespace().next())
-                    .and_then(|v| v.parse::<f64>().ok())
-            };
-            if let (Some(ms), Some(mb)) = (field("Billed Duration: "), field("Memory Size: ")) {
+            let billed = report_field(report, "Billed Duration: ");
+            if let (Some(ms), Some(mb)) = (billed, report_field(report, "Memory Size: ")) {
                 gb_seconds += ms / 1000.0 * mb / 1024.0;
-                reports += 1;
             }
         }
     }
-    (gb_seconds, reports)
+    gb_seconds
 }
 
 /// What the stretch since `mark` used for `documents` documents, per document: `transitions`
@@ -119,7 +121,7 @@ pub async fn usage_since(
         .filter(|r| r["service"] == "dynamodb")
         .map(dynamodb_units)
         .fold((0.0, 0.0), |(w, r), (dw, dr)| (w + dw, r + dr));
-    let (gb_seconds, _) = billed_gb_seconds(stack, mark.since_ms).await;
+    let gb_seconds = billed_gb_seconds(stack, mark.since_ms).await;
     let n = documents.max(1) as f64;
     Usage {
         transitions: transitions as f64 / n,

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use docket_e2e::metering::report_field;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, tenant, Stack};
 
 /// What a function's REPORT lines said: init durations (ms) and the peak RSS (MB) seen.
@@ -18,14 +19,6 @@ struct Reports {
     invocations: usize,
 }
 
-fn field(report: &str, label: &str) -> Option<f64> {
-    report
-        .split('\t')
-        .find_map(|f| f.trim().strip_prefix(label))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-}
-
 async fn reports(stack: &Stack, group: &str) -> Reports {
     let mut seen = Reports::default();
     for message in stack.log_messages(group, None).await {
@@ -33,10 +26,10 @@ async fn reports(stack: &Stack, group: &str) -> Reports {
             continue;
         };
         seen.invocations += 1;
-        seen.inits.extend(field(report, "Init Duration: "));
+        seen.inits.extend(report_field(report, "Init Duration: "));
         seen.peak_mb = seen
             .peak_mb
-            .max(field(report, "Max Memory Used: ").unwrap_or(0.0));
+            .max(report_field(report, "Max Memory Used: ").unwrap_or(0.0));
     }
     seen
 }

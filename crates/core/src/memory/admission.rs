@@ -14,6 +14,18 @@ struct Pool {
     leases: BTreeMap<String, Lease>,
 }
 
+impl Pool {
+    /// Gives `holder`'s slot back, as [`release`] decides.
+    fn give_back(&mut self, holder: &str) -> Released {
+        let decided = release(self.held, self.leases.get(holder), holder);
+        if let Released::Given { held } = decided {
+            self.held = held;
+            self.leases.remove(holder);
+        }
+        decided
+    }
+}
+
 /// Pacers and slot pools in memory.
 #[derive(Debug, Default)]
 pub struct MemoryAdmission {
@@ -71,13 +83,7 @@ impl Admission for MemoryAdmission {
 
     async fn release(&self, pool: &str, holder: &str) -> Result<Released, Error> {
         let mut pools = self.pools.lock().unwrap();
-        let pool = pools.entry(pool.to_string()).or_default();
-        let decided = release(pool.held, pool.leases.get(holder), holder);
-        if let Released::Given { held } = decided {
-            pool.held = held;
-            pool.leases.remove(holder);
-        }
-        Ok(decided)
+        Ok(pools.entry(pool.to_string()).or_default().give_back(holder))
     }
 
     async fn reclaim(&self, pool: &str, now: i64) -> Result<Vec<String>, Error> {
@@ -89,10 +95,7 @@ impl Admission for MemoryAdmission {
             .map(|l| l.holder.clone())
             .collect();
         for holder in &expired {
-            if let Released::Given { held } = release(pool.held, pool.leases.get(holder), holder) {
-                pool.held = held;
-                pool.leases.remove(holder);
-            }
+            pool.give_back(holder);
         }
         Ok(expired)
     }
