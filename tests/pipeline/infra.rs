@@ -390,6 +390,33 @@ async fn only_review_api_may_start_a_bulk_reprocess() {
 }
 
 #[tokio::test]
+async fn the_reprocess_function_may_ask_whether_a_pipeline_execution_still_runs() {
+    // A batch holds its Map slot while its runs' executions run (reprocess::pace), which it
+    // learns from DescribeExecution of the pipeline's executions by run id: on AWS without this
+    // grant every check would fail (LocalStack does not enforce IAM).
+    let stack = Stack::load().await;
+    let execution = docket_aws::sfn::execution_arn(stack.out("StateMachineAliasArn"), "run-x");
+    let grants = grants(&stack).await;
+    let readers: Vec<String> = grants
+        .iter()
+        .filter(|g| g.actions.iter().any(|a| a == "states:DescribeExecution"))
+        .filter(|g| {
+            g.resources.iter().any(|r| match r.strip_suffix('*') {
+                Some(prefix) => execution.starts_with(prefix),
+                None => *r == execution,
+            })
+        })
+        .map(|g| format!("{}/{}", g.role, g.sid))
+        .collect();
+    assert!(
+        readers
+            .iter()
+            .any(|r| r.contains("ReprocessRole") && r.ends_with("/PipelineExecutions")),
+        "no grant of states:DescribeExecution on {execution} to the reprocess role: {readers:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_upload_whose_ingest_fails_every_attempt_goes_to_the_failure_queue() {
     let stack = Stack::load().await;
     let config = stack

@@ -4,6 +4,7 @@
 //! API verified, reading the stored OCR (no second text detection); the same request made again
 //! starts nothing twice, and a reviewer cannot start one.
 
+use aws_sdk_sfn::types::HistoryEventType;
 use docket_core::config::PipelineConfig;
 use docket_core::ids::{sha256_hex, ReprocessId, RunId, Tenant};
 use docket_core::model::run::ObjectRef;
@@ -392,8 +393,9 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
             continue;
         }
         // and a batch held its slot while its run worked: never more runs at work (from their
-        // start to the end of their Route, whose OCR asked Textract again) than the Map's
-        // MaxConcurrency times the batch size (1), though all nine were ready at once
+        // execution's start to its end: OCR asked Textract again, and the receipt was waited
+        // for) than the Map's MaxConcurrency times the batch size (1), though all nine were
+        // ready at once
         let started: Vec<&str> = status["runs"]
             .as_array()
             .unwrap()
@@ -438,22 +440,26 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
     }
 }
 
-/// The most of `runs` at work at one instant: each from its execution's start to its Route's
-/// end (when its record stopped being `started`).
+/// The most of `runs` at work at one instant: each from its execution's start to its end (its
+/// receipt's wait and any compensation included). Each must have ended: a batch's slot is held
+/// until its runs' executions end, so when the Map is done, so are they.
 async fn runs_at_work(stack: &Stack, runs: &[&str]) -> usize {
     let mut edges = Vec::new();
     for run in runs {
         let history = stack.history(run).await;
         let start = history[0].timestamp().as_secs_f64();
-        let routed = history
-            .iter()
-            .find(|e| {
-                e.state_exited_event_details()
-                    .is_some_and(|d| d.name() == "Route")
-            })
-            .unwrap_or_else(|| panic!("run {run} never left Route"));
+        let last = history.last().expect("a started execution has a history");
+        let ended = [
+            HistoryEventType::ExecutionSucceeded,
+            HistoryEventType::ExecutionFailed,
+        ];
+        assert!(
+            ended.contains(last.r#type()),
+            "run {run}'s execution still runs ({:?}) after its batch ended",
+            last.r#type()
+        );
         edges.push((start, 1));
-        edges.push((routed.timestamp().as_secs_f64(), -1));
+        edges.push((last.timestamp().as_secs_f64(), -1));
     }
     edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     let (mut open, mut most) = (0, 0);

@@ -1,7 +1,8 @@
 //! [`Workflow`] on Step Functions: the execution name is the run id (the pipeline) or the
 //! reprocess id (the bulk reprocess), so a duplicate start is answered `ExecutionAlreadyExists`,
-//! which is success here.
+//! which is success here, and an execution is found again by its name ([`execution_arn`]).
 
+use aws_sdk_sfn::types::ExecutionStatus;
 use aws_sdk_sfn::Client;
 use docket_core::error::ErrorKind;
 use docket_core::model::run::TaskToken;
@@ -60,6 +61,36 @@ impl Workflow for SfnWorkflow {
             Err(e) => Err(classify("states StartExecution", e)),
         }
     }
+
+    async fn running(&self, name: &str) -> Result<bool, Error> {
+        let result = self
+            .client
+            .describe_execution()
+            .execution_arn(execution_arn(&self.state_machine_arn, name))
+            .send()
+            .await;
+        match result {
+            Ok(described) => Ok(*described.status() == ExecutionStatus::Running),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_execution_does_not_exist()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(classify("states DescribeExecution", e)),
+        }
+    }
+}
+
+/// The ARN of execution `name` of `machine`: a state machine's ARN, or a version's or an
+/// alias's (`...:stateMachine:NAME:QUALIFIER`). An execution started through a version or an
+/// alias is named after the state machine alone, so the qualifier is dropped.
+pub fn execution_arn(machine: &str, name: &str) -> String {
+    let (prefix, rest) = machine
+        .split_once(":stateMachine:")
+        .unwrap_or((machine, ""));
+    let machine_name = rest.split(':').next().unwrap_or_default();
+    format!("{prefix}:execution:{machine_name}:{name}")
 }
 
 /// [`TaskCallback`] on Step Functions' `SendTaskSuccess` / `SendTaskFailure`. The token is only
@@ -115,5 +146,22 @@ impl TaskCallback for SfnCallback {
             .await
             .map(|_| ())
             .map_err(|e| callback_error("states SendTaskFailure", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::execution_arn;
+
+    #[test]
+    fn an_execution_is_named_after_the_state_machine_whatever_started_it() {
+        let machine = "arn:aws:states:us-east-1:000000000000:stateMachine:docket-pipeline";
+        let execution = "arn:aws:states:us-east-1:000000000000:execution:docket-pipeline:run-1";
+        assert_eq!(execution_arn(machine, "run-1"), execution);
+        assert_eq!(
+            execution_arn(&format!("{machine}:live"), "run-1"),
+            execution
+        );
+        assert_eq!(execution_arn(&format!("{machine}:7"), "run-1"), execution);
     }
 }

@@ -66,11 +66,7 @@ impl Stack {
     /// (`StateMachineArn`: a run's, named by its run id; `BulkReprocessStateMachineArn`: a
     /// reprocess's, named by its id).
     pub fn execution_arn(&self, machine: &str, name: &str) -> anyhow::Result<String> {
-        let machine = self.out(machine)?;
-        Ok(format!(
-            "{}:{name}",
-            machine.replacen(":stateMachine:", ":execution:", 1)
-        ))
+        Ok(docket_aws::sfn::execution_arn(self.out(machine)?, name))
     }
 
     /// Invokes the function the output `function` names with `payload`, with the caller's

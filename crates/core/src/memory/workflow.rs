@@ -1,6 +1,6 @@
 //! The workflow engine: executions, and the callbacks to Tasks that wait for a token.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use serde_json::Value;
@@ -13,6 +13,8 @@ use crate::Error;
 pub struct MemoryWorkflow {
     /// Execution name → input.
     pub executions: Mutex<BTreeMap<String, Value>>,
+    /// Names of executions that ended (a test ends them; every other started one runs).
+    pub ended: Mutex<BTreeSet<String>>,
 }
 
 impl Workflow for MemoryWorkflow {
@@ -23,6 +25,11 @@ impl Workflow for MemoryWorkflow {
         }
         executions.insert(name.to_string(), input.clone());
         Ok(Started::New)
+    }
+
+    async fn running(&self, name: &str) -> Result<bool, Error> {
+        let started = self.executions.lock().unwrap().contains_key(name);
+        Ok(started && !self.ended.lock().unwrap().contains(name))
     }
 }
 

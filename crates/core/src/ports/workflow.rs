@@ -30,6 +30,9 @@ pub trait Workflow: Send + Sync {
         name: &str,
         input: &Value,
     ) -> impl Future<Output = Result<Started, Error>> + Send;
+    /// Whether the execution named `name` still runs: `false` once it ended (in any way) and
+    /// when there is none.
+    fn running(&self, name: &str) -> impl Future<Output = Result<bool, Error>> + Send;
 }
 
 /// The answer to a workflow Task that waits for a token (Step Functions' `SendTaskSuccess` /

@@ -13,10 +13,11 @@
 //! starts nothing twice: the run ids are fixed by the manifest. A batch stops starting before
 //! its function's deadline and asks for a retry, which starts the rest.
 //!
-//! [`pace`] holds the batch's child execution until its runs stopped working (each completed,
-//! waiting for a reviewer, or ended otherwise), so the Map's `MaxConcurrency` bounds the runs
-//! at work, not only the rate they start at: at most `ReprocessConcurrency` × batch size runs
-//! use the OCR provider at once, however long the manifest.
+//! [`pace`] holds the batch's child execution until its runs stopped working (each one's
+//! execution ended, or it waits for a reviewer), so the Map's `MaxConcurrency` bounds the runs
+//! at work, not only the rate they start at: at most `ReprocessConcurrency` × batch size
+//! executions work at once (OCR, validation, routing, the consumer's receipt, a compensation),
+//! however long the manifest.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -147,33 +148,41 @@ pub async fn start(
 }
 
 /// How long a batch's child execution waits for its runs to stop working ([`pace`]) before it
-/// ends anyway. A run stays `started` past this only if it is stuck (its own steps' timeouts
-/// end a working run long before), and a stuck run must not hold a slot of the Map for ever.
+/// ends anyway. A run works past this only if it is stuck (its own steps' timeouts end a
+/// working execution long before), and a stuck run must not hold a slot of the Map for ever.
 pub const PACING_LIMIT: Duration = Duration::hours(1);
 
 /// Whether a batch's runs still work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pace {
-    /// Runs of the batch still `started` (running their steps).
+    /// Runs of the batch still at work ([`pace`]).
     pub working: usize,
     /// Whether the batch's child execution may end: none works, or it waited [`PACING_LIMIT`]
     /// since `since`.
     pub done: bool,
 }
 
-/// How many of `runs` (a batch's, started at `since`) still work. A run that no longer is
-/// `started` (completed, awaiting review, failed, ...) or has no record does not count.
+/// How many of `runs` (a batch's, started at `since`) still work. A run works while its
+/// execution runs, except while it waits for a reviewer (that can take days, and asks nothing
+/// of the OCR provider). A `started` run works without asking the workflow (one read per run
+/// while most of the batch runs its steps); a run past its steps (`completed`, `compensated`,
+/// ...) may still wait for the consumer's receipt or compensate, so the workflow is asked
+/// whether its execution ended. A run with no record was never started.
 pub async fn pace(
-    ports: &impl HasStore,
+    ports: &(impl HasStore + HasWorkflow),
     ctx: &Context,
     runs: &[RunId],
     since: OffsetDateTime,
 ) -> Result<Pace, Error> {
     let mut working = 0;
     for run in runs {
-        let record = ports.store().run(run).await?;
-        working += usize::from(record.is_some_and(|r| r.status == RunStatus::Started));
+        let at_work = match ports.store().run(run).await?.map(|r| r.status) {
+            None | Some(RunStatus::AwaitingReview) => false,
+            Some(RunStatus::Started) => true,
+            Some(_) => ports.workflow().running(run.as_str()).await?,
+        };
+        working += usize::from(at_work);
     }
     let done = working == 0 || ctx.clock.now() - since >= PACING_LIMIT;
     Ok(Pace { working, done })

@@ -415,6 +415,14 @@ async fn a_batch_is_paced_until_its_runs_stop_working_or_the_limit_passed() {
     .unwrap();
     let (status, _) = w.run(&input).await.unwrap();
     assert_eq!(status, "completed");
+    let receipt = reprocess::pace(&w.ports, &w.ctx, &runs, now).await.unwrap();
+    assert_eq!(
+        (receipt.working, receipt.done),
+        (1, false),
+        "a completed run whose execution still waits for its receipt works"
+    );
+    let ended = runs[0].as_str().to_string();
+    w.ports.workflow.ended.lock().unwrap().insert(ended);
     let ended = reprocess::pace(&w.ports, &w.ctx, &runs, now).await.unwrap();
     assert_eq!((ended.working, ended.done), (0, true));
 }
