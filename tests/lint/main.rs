@@ -104,6 +104,11 @@ fn lint(asl: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let by_name: std::collections::HashMap<_, _> = all_states(asl).into_iter().collect();
     let compensates = |state: &Value| step_of(state) == Some(Step::Compensate);
+    let caught_paths: Vec<String> = all_states(asl)
+        .into_iter()
+        .flat_map(|(_, state)| state["Catch"].as_array().cloned().unwrap_or_default())
+        .filter_map(|catch| catch["ResultPath"].as_str().map(String::from))
+        .collect();
     for (name, state) in all_states(asl) {
         let mut problem = |p: String| problems.push(format!("{name}: {p}"));
         let choices = state["Choices"].as_array().into_iter().flatten();
@@ -114,6 +119,21 @@ fn lint(asl: &Value) -> Vec<String> {
         for next in nexts.filter_map(Value::as_str) {
             if !by_name.contains_key(next) {
                 problem(format!("goes to {next}, which is no state"));
+            }
+        }
+        if state["Type"] == "Fail" {
+            // A Fail state may not end with a `States.*` name (Step Functions fails it with
+            // States.Runtime instead): a fixed Error is ours, and an ErrorPath never reads a
+            // caught error, which may be one of the platform's.
+            if let Some(error) = state["Error"].as_str() {
+                if ErrorKind::from_name(error).is_none() {
+                    problem(format!("fails with {error}, which is not in the taxonomy"));
+                }
+            }
+            if let Some(path) = state["ErrorPath"].as_str() {
+                if caught_paths.iter().any(|caught| path.starts_with(caught)) {
+                    problem(format!("fails with the caught error at {path}"));
+                }
             }
         }
         if state["Type"] != "Task" {
@@ -241,12 +261,14 @@ fn the_linter_catches_each_rule_it_enforces() {
             "A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
                   "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 99,
                              "BackoffRate": 2}],
-                  "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "B"},
+                  "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "B", "ResultPath": "$.failure"},
                             {"ErrorEquals": ["Business.Nope"], "Next": "B"}],
                   "End": true},
             "B": {"Type": "Fail"},
             "C": {"Type": "Choice", "Choices": [{"Variable": "$.x", "IsPresent": true, "Next": "B"}],
-                  "Default": "Gone"}
+                  "Default": "Gone"},
+            "D": {"Type": "Fail", "Error": "States.Timeout"},
+            "E": {"Type": "Fail", "ErrorPath": "$.failure.Error"}
         }
     });
 
@@ -265,6 +287,8 @@ fn the_linter_catches_each_rule_it_enforces() {
         "A: catches States.ALL outside a compensation",
         "A: States.ALL must be the last Catch",
         "C: goes to Gone, which is no state",
+        "D: fails with States.Timeout, which is not in the taxonomy",
+        "E: fails with the caught error at $.failure.Error",
         "unknown error name Business.Nope",
     ] {
         assert!(

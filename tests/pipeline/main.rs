@@ -17,6 +17,7 @@ mod lost_ack;
 mod metrics;
 mod obligations;
 mod privacy;
+mod receipt_timeout;
 mod reprocess;
 mod review;
 mod saga;

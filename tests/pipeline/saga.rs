@@ -15,7 +15,7 @@ use crate::lost_ack::count_actions;
 
 /// Uploads `name` (invoice `number`) and waits for its one run's execution to end; the
 /// document, the run and the execution's status.
-async fn processed(
+pub(crate) async fn processed(
     stack: &Stack,
     tenant: &str,
     name: &str,
@@ -55,7 +55,7 @@ async fn compensate(
 }
 
 /// The states the execution of `run` entered, in order.
-async fn entered(stack: &Stack, run: &RunId) -> Vec<String> {
+pub(crate) async fn entered(stack: &Stack, run: &RunId) -> Vec<String> {
     let history = stack.history(run.as_str()).await;
     history
         .iter()

@@ -106,6 +106,11 @@ pub enum Error {
     /// A void named a receipt the downstream consumer does not have.
     #[error("unknown receipt: {0}")]
     UnknownReceipt(String),
+    /// A dependency did not finish or answer within the workflow's deadline: the OCR job past
+    /// its poll limit, the consumer's receipt past `ReceiptTimeoutSeconds`. Step Functions
+    /// calls it `States.Timeout`, a name a Fail state may not end with ([`ErrorKind::of_caught`]).
+    #[error("timed out: {0}")]
+    TimedOut(String),
 }
 
 /// Declares [`ErrorKind`] from one table of `Variant => Family` rows: the variant is the name's
@@ -167,12 +172,29 @@ error_kinds! {
     ReviewExpired => Conflict,
     DuplicateInvoice => Business,
     UnknownReceipt => Conflict,
+    TimedOut => Transient,
 }
 
 impl ErrorKind {
     /// The kind named `name` (a stable `Family.Name`), if there is one.
     pub fn from_name(name: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
+    /// The kind of an error a state machine's Catch caught (`name`: its `Error`): ours as it
+    /// is; the platform's in the taxonomy, since a Fail state may not end with a `States.*`
+    /// name. A deadline (`States.Timeout`, `States.HeartbeatTimeout`, a function's
+    /// `Sandbox.Timedout`) is `TimedOut`; a Lambda service error past its retries
+    /// (`Lambda.*`) is `Dependency`; anything else (`States.TaskFailed`, `States.Runtime`, an
+    /// unknown name) is `Internal`.
+    pub fn of_caught(name: &str) -> ErrorKind {
+        match name {
+            "States.Timeout" | "States.HeartbeatTimeout" | "Sandbox.Timedout" => {
+                ErrorKind::TimedOut
+            }
+            lambda if lambda.starts_with("Lambda.") => ErrorKind::Dependency,
+            other => ErrorKind::from_name(other).unwrap_or(ErrorKind::Internal),
+        }
     }
 
     /// An error of this kind with `detail` (a recorded error coming back, e.g. from the ledger).
@@ -203,6 +225,7 @@ impl ErrorKind {
             ErrorKind::ReviewExpired => Error::ReviewExpired(d),
             ErrorKind::DuplicateInvoice => Error::DuplicateInvoice(d),
             ErrorKind::UnknownReceipt => Error::UnknownReceipt(d),
+            ErrorKind::TimedOut => Error::TimedOut(d),
         }
     }
 }
@@ -239,6 +262,7 @@ impl Error {
             Error::ReviewExpired(_) => ErrorKind::ReviewExpired,
             Error::DuplicateInvoice(_) => ErrorKind::DuplicateInvoice,
             Error::UnknownReceipt(_) => ErrorKind::UnknownReceipt,
+            Error::TimedOut(_) => ErrorKind::TimedOut,
         }
     }
 
@@ -284,7 +308,24 @@ mod tests {
             Error::ReviewExpired("x".into()),
             Error::DuplicateInvoice("x".into()),
             Error::UnknownReceipt("x".into()),
+            Error::TimedOut("x".into()),
         ]
+    }
+
+    #[test]
+    fn a_caught_error_becomes_a_name_a_fail_state_may_end_with() {
+        for (caught, kind) in [
+            ("Business.DuplicateInvoice", ErrorKind::DuplicateInvoice),
+            ("States.Timeout", ErrorKind::TimedOut),
+            ("States.HeartbeatTimeout", ErrorKind::TimedOut),
+            ("Sandbox.Timedout", ErrorKind::TimedOut),
+            ("Lambda.ServiceException", ErrorKind::Dependency),
+            ("States.TaskFailed", ErrorKind::Internal),
+            ("Nope.Nothing", ErrorKind::Internal),
+        ] {
+            assert_eq!(ErrorKind::of_caught(caught), kind, "{caught}");
+            assert!(!ErrorKind::of_caught(caught).name().starts_with("States."));
+        }
     }
 
     #[test]

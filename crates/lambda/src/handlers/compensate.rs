@@ -6,13 +6,14 @@
 //! allowed `lambda:InvokeFunction` on this function can ask: IAM is the check, and the audit
 //! log names this function as the actor, never a caller-supplied name).
 
+use docket_core::error::ErrorKind;
 use docket_core::ids::DocumentId;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
 use docket_core::ports::{HasConfigs, HasDownstream, HasEvents, HasJournal, HasOutbox, HasStore};
 use docket_core::saga::SagaEnd;
 use docket_core::steps::{saga, Context};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::run_step;
@@ -43,8 +44,8 @@ pub enum Request {
     },
 }
 
-/// Compensates, and answers `{"end": "compensated" | "compensation_failed" | "not-required",
-/// "alreadyEnded": bool}`.
+/// Compensates, and answers [`Ended`]: `{"end": "compensated" | "compensation_failed" |
+/// "not-required", "alreadyEnded": bool, "error": name}`.
 pub async fn handle(
     ports: &(impl HasStore + HasJournal + HasOutbox + HasEvents + HasDownstream + HasConfigs),
     ctx: &Context,
@@ -59,7 +60,8 @@ pub async fn handle(
                 let already_ended = done.already_ended;
                 tracing::info!(end, already_ended, reason = %error.error, "compensated");
                 obligation(done.end, already_ended);
-                Ok(done)
+                let error = ErrorKind::of_caught(&error.error).name();
+                Ok(Ended { done, error })
             })
             .await
         }
@@ -80,6 +82,18 @@ pub async fn handle(
             answer(&retraction)
         }
     }
+}
+
+/// What the `Compensate` Task answers: how the saga ended, and the name the run's execution
+/// fails with (its Fail states read `error`): the caught error's, in the taxonomy
+/// (`ErrorKind::of_caught`), since a Fail state may not end with a caught `States.Timeout`.
+#[derive(Debug, Serialize)]
+pub struct Ended {
+    /// How the saga ended.
+    #[serde(flatten)]
+    pub done: saga::Compensation,
+    /// The execution's error name.
+    pub error: &'static str,
 }
 
 /// The one line the stack's `CompensationFailedMetric` counts (its filter matches the field

@@ -109,6 +109,12 @@ fn keep(name: &str, answer: Value, state: &mut Value) {
     }
 }
 
+/// The error the Fail state `name` ends the execution `state` with: its `ErrorPath` read.
+fn fail_error(name: &str, state: &Value) -> Value {
+    let path = task(name)["ErrorPath"].clone();
+    template(&json!({ "error.$": path }), state)["error"].clone()
+}
+
 impl World {
     /// Uploads an invoice whose OCR reads with `confidence`, ingests its event, and returns the
     /// execution's input.

@@ -120,6 +120,8 @@ async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
     keep("Compensate", answer, &mut state);
 
     assert_eq!(state["compensation"]["end"], "compensated", "{state}");
+    let error = fail_error("Compensated", &state);
+    assert_eq!(error, "Business.DuplicateInvoice", "{state}");
 }
 
 #[tokio::test]
@@ -146,8 +148,10 @@ async fn a_receipt_that_never_came_is_compensated_when_the_wait_times_out() {
     keep("Compensate", answer, &mut state);
 
     // then the event is fenced at the consumer (a late delivery is refused), retracted, and the
-    // run ends compensated with the timeout as its error
+    // run ends compensated with the timeout as its error; the execution fails with the
+    // timeout's taxonomy name (a Fail state may not end with States.Timeout)
     assert_eq!(state["compensation"]["end"], "compensated", "{state}");
+    assert_eq!(fail_error("Compensated", &state), "Transient.TimedOut");
     let late = w.consumer_answers(&state).await;
     assert_eq!(late["answer"], "document.refused", "{late}");
     let retracted = docket_core::saga::EventKind::Retracted;
