@@ -5,7 +5,9 @@
 //! `docket reprocess` (their stored OCR reused). It prints the reprocess's wall time, the state
 //! transitions and Lambda invocations per item (pipeline runs and the bulk machine's), the
 //! Distributed Map's child executions (one per batch) and their peak concurrency against
-//! `ReprocessConcurrency`, and the text detections started (0 expected: the OCR is reused).
+//! `ReprocessConcurrency`, the peak of the new runs' executions at work against
+//! `ReprocessConcurrency` × 20 (start to end, receipt waits included) and how they ended, and
+//! the text detections started (0 expected: the OCR is reused).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -75,14 +77,12 @@ async fn batches(stack: &Stack, group: &str, since_ms: i64) -> BTreeMap<String, 
     batches
 }
 
-/// The most batches in flight at one instant: from a batch's first start to the check that
-/// found it done; a batch never found done counts as in flight to the end.
-fn peak(batches: &BTreeMap<String, BatchLog>) -> usize {
+/// The most of `spans` (start, end) open at one instant.
+fn peak(spans: impl IntoIterator<Item = (f64, f64)>) -> usize {
     let mut edges: Vec<(f64, i32)> = Vec::new();
-    for log in batches.values() {
-        let Some(started) = log.started else { continue };
-        edges.push((started, 1));
-        edges.push((log.done.unwrap_or(f64::INFINITY), -1));
+    for (start, end) in spans {
+        edges.push((start, 1));
+        edges.push((end, -1));
     }
     edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     let (mut open, mut most) = (0i32, 0i32);
@@ -91,6 +91,14 @@ fn peak(batches: &BTreeMap<String, BatchLog>) -> usize {
         most = most.max(open);
     }
     most as usize
+}
+
+/// Each batch in flight: from its first start to the check that found it done; a batch never
+/// found done counts as in flight to the end.
+fn batch_spans(batches: &BTreeMap<String, BatchLog>) -> impl Iterator<Item = (f64, f64)> + '_ {
+    batches
+        .values()
+        .filter_map(|log| Some((log.started?, log.done.unwrap_or(f64::INFINITY))))
 }
 
 /// How long one seeded document's first execution may take (a wave of them shares two cores).
@@ -189,7 +197,9 @@ async fn main() {
 
     // Transitions: every new run's, and the bulk execution's (its child executions' are not
     // in its history).
-    let (mut transitions, mut tasks) = (0, 0);
+    // Each new run's execution, start to end (an execution still running ends "now").
+    let (mut transitions, mut tasks, mut executions) = (0, 0, Vec::new());
+    let mut ends: BTreeMap<String, usize> = BTreeMap::new();
     for run in report["runs"].as_array().into_iter().flatten() {
         let history = stack.history(run["runId"].as_str().unwrap()).await;
         let is = |e: &&HistoryEvent, kind: &str| e.r#type().as_str() == kind;
@@ -198,12 +208,25 @@ async fn main() {
             .filter(|e| e.state_entered_event_details().is_some())
             .count();
         tasks += history.iter().filter(|e| is(e, "TaskScheduled")).count();
+        let (Some(first), Some(last)) = (history.first(), history.last()) else {
+            continue;
+        };
+        let end = last.r#type().as_str();
+        let ended = ["ExecutionSucceeded", "ExecutionFailed", "ExecutionTimedOut"].contains(&end);
+        *ends
+            .entry(if ended { end } else { "running" }.into())
+            .or_default() += 1;
+        let stop = if ended {
+            last.timestamp().as_secs_f64()
+        } else {
+            f64::INFINITY
+        };
+        executions.push((first.timestamp().as_secs_f64(), stop));
     }
-    let bulk =
-        stack
-            .out("BulkReprocessStateMachineArn")
-            .replacen(":stateMachine:", ":execution:", 1);
-    let bulk = format!("{bulk}:{}", report["reprocessId"].as_str().unwrap());
+    let bulk = docket_aws::sfn::execution_arn(
+        stack.out("BulkReprocessStateMachineArn"),
+        report["reprocessId"].as_str().unwrap(),
+    );
     let bulk_history = stack
         .sfn
         .get_execution_history()
@@ -256,6 +279,12 @@ async fn main() {
          done); peak batches in flight {} (MaxConcurrency {concurrency})",
         logged.len(),
         items.div_ceil(20),
-        peak(&logged)
+        peak(batch_spans(&logged))
+    );
+    let bound = concurrency.parse::<usize>().unwrap_or(0) * 20;
+    println!(
+        "bench:   pipeline executions at work at once: peak {} (bound: MaxConcurrency x 20 = \
+         {bound}); how they ended: {ends:?}",
+        peak(executions)
     );
 }
