@@ -430,6 +430,21 @@ impl Stack {
         versions
     }
 
+    /// The definition of `machine` (a state machine's or a version's ARN), as deployed
+    /// (substituted).
+    pub async fn definition(&self, machine: &str) -> String {
+        let described = self
+            .sfn
+            .describe_state_machine()
+            .state_machine_arn(machine)
+            .send()
+            .await;
+        described
+            .unwrap_or_else(|e| panic!("describe {machine}: {e:?}"))
+            .definition()
+            .to_string()
+    }
+
     /// Every event of an execution's history, with execution data.
     pub async fn history(&self, run_id: &str) -> Vec<aws_sdk_sfn::types::HistoryEvent> {
         let mut events = Vec::new();

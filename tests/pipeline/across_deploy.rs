@@ -38,19 +38,6 @@ fn record_path() -> PathBuf {
     PathBuf::from(outputs_path()).with_file_name("across-deploy.json")
 }
 
-async fn definition(stack: &Stack, machine: &str) -> String {
-    let described = stack
-        .sfn
-        .describe_state_machine()
-        .state_machine_arn(machine)
-        .send()
-        .await;
-    described
-        .unwrap_or_else(|e| panic!("describe {machine}: {e:?}"))
-        .definition()
-        .to_string()
-}
-
 /// The machine version an execution runs on.
 async fn machine_of(stack: &Stack, run_id: &str) -> String {
     let described = stack
@@ -123,7 +110,7 @@ async fn before_a_redeploy_a_run_waits_in_review() {
     let (document, task) = pending_task(&stack, &tenant, &alice).await;
     let run_id = wait_for_status(&stack, &document, "awaiting_review").await;
     let machine = machine_of(&stack, &run_id).await;
-    let invokes = invoked_versions(&definition(&stack, &machine).await);
+    let invokes = invoked_versions(&stack.definition(&machine).await);
     assert!(
         invokes.len() >= 4,
         "the definition names its step functions' versions: {invokes:?}"
@@ -159,7 +146,7 @@ async fn a_run_waiting_across_a_deploy_finishes_on_its_own_versions() {
         live, before.machine,
         "the deploy published no machine version"
     );
-    let live_invokes = invoked_versions(&definition(&stack, &live).await);
+    let live_invokes = invoked_versions(&stack.definition(&live).await);
     let (old_route, new_route) = (route(&before.invokes), route(&live_invokes));
     assert_ne!(
         old_route, new_route,
@@ -312,5 +299,5 @@ async fn a_run_waiting_across_a_deploy_finishes_on_its_own_versions() {
         .function_name(function)
         .qualifier(version_number(&new_route));
     new.send().await.expect("the live route version stays");
-    definition(&stack, &live).await; // the live machine version stays (or this panics)
+    stack.definition(&live).await; // the live machine version stays (or this panics)
 }

@@ -49,15 +49,7 @@ async fn a_new_execution_through_the_alias_runs_on_the_redeployed_review_wait() 
     let version = described
         .state_machine_version_arn()
         .expect("an execution through an alias runs on a version");
-    let definition = stack
-        .sfn
-        .describe_state_machine()
-        .state_machine_arn(version)
-        .send()
-        .await
-        .expect("describe version")
-        .definition()
-        .to_string();
+    let definition = stack.definition(version).await;
     let substituted = format!("States.StringToJson('{wait}')");
     assert!(
         definition.contains(&substituted),

@@ -37,14 +37,8 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
     // function the wait invokes: one that answers at once and never sends the token back, as
     // a consumer whose answer never comes (the deadline: 5 s)
     let config = util::aws().await;
-    let deployed = stack
-        .sfn
-        .describe_state_machine()
-        .state_machine_arn(stack.out("StateMachineArn"))
-        .send()
-        .await
-        .expect("the deployed pipeline");
-    let asl: Value = serde_json::from_str(deployed.definition()).unwrap();
+    let deployed = stack.definition(stack.out("StateMachineArn")).await;
+    let asl: Value = serde_json::from_str(&deployed).unwrap();
     let mut states: serde_json::Map<String, Value> = TAIL
         .iter()
         .map(|name| (name.to_string(), asl["States"][name].clone()))

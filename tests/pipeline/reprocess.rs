@@ -264,14 +264,9 @@ fn result_of(
 #[tokio::test]
 async fn the_deployed_bulk_reprocess_definition_is_valid_for_step_functions() {
     let stack = Stack::load().await;
-    let described = stack
-        .sfn
-        .describe_state_machine()
-        .state_machine_arn(stack.out("BulkReprocessStateMachineArn"))
-        .send()
-        .await
-        .expect("DescribeStateMachine");
-    let definition = described.definition();
+    let definition = &stack
+        .definition(stack.out("BulkReprocessStateMachineArn"))
+        .await;
     assert!(
         definition.contains("\"ItemBatcher\"") && !definition.contains("${"),
         "the deployed definition, substituted: {definition}"
