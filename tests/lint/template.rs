@@ -310,3 +310,63 @@ fn a_gradual_deploy_of_the_pipeline_rolls_back_on_its_failure_alarms() {
                  Queue:\n    Type: AWS::SQS::Queue\n";
     assert_eq!(rollback_alarms(wrong), [("Queue".to_string(), false)]);
 }
+
+/// Every Task of the definition `asl` (of the state machine resource `machine` in `text`) whose
+/// fixed `TimeoutSeconds` does not outlast the `Timeout` of the function it invokes, as "state:
+/// task s, function s". Step Functions would end a slow attempt with `States.Timeout`, which no
+/// Retry names (a deadline of ours is not a transient error), before the function's own timeout
+/// ended it with `Sandbox.Timedout`, which every Task retries.
+fn outrun_tasks(text: &str, machine: &str, asl: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (at, _) = block(&lines, 0, machine);
+    let (_, substitutions) = block(&lines, at, "DefinitionSubstitutions");
+    let functions = substitution_values(&substitutions);
+    let asl: serde_json::Value = serde_json::from_str(asl).expect("the definition is JSON");
+    let mut tasks = Vec::new();
+    let mut pending = vec![asl];
+    while let Some(machine) = pending.pop() {
+        for (name, state) in machine["States"].as_object().into_iter().flatten() {
+            if let Some(inner) = state.get("ItemProcessor") {
+                pending.push(inner.clone());
+            }
+            let (Some(function), Some(seconds)) = (
+                state["Parameters"]["FunctionName"].as_str(),
+                state["TimeoutSeconds"].as_i64(),
+            ) else {
+                continue;
+            };
+            let key = function.trim_start_matches("${").trim_end_matches('}');
+            let (_, value) = functions
+                .iter()
+                .find(|(k, _)| k == key)
+                .unwrap_or_else(|| panic!("{name} invokes {function}, which is not substituted"));
+            let resource = value
+                .trim_start_matches("!Ref ")
+                .trim_end_matches("Version");
+            let timeout = function_timeout(text, resource);
+            if seconds <= timeout {
+                tasks.push(format!("{name}: task {seconds} s, function {timeout} s"));
+            }
+        }
+    }
+    tasks
+}
+
+#[test]
+fn every_task_outlasts_the_function_it_invokes_so_a_slow_attempt_is_retried() {
+    let text = template();
+    let pipeline = outrun_tasks(&text, "StateMachine", &definition());
+    assert_eq!(pipeline, Vec::<String>::new());
+    let bulk = asl_file("bulk-reprocess.asl.json");
+    assert_eq!(
+        outrun_tasks(&text, "BulkReprocessStateMachine", &bulk),
+        Vec::<String>::new()
+    );
+
+    // A check given less time than the reprocess function may take is found.
+    let tight = bulk.replacen("\"TimeoutSeconds\": 150", "\"TimeoutSeconds\": 60", 1);
+    assert_eq!(
+        outrun_tasks(&text, "BulkReprocessStateMachine", &tight),
+        vec!["CheckRuns: task 60 s, function 120 s"]
+    );
+}
