@@ -216,7 +216,9 @@ async fn main() {
     // Each new run's execution, start to end (an execution still running ends "now").
     let (mut transitions, mut tasks, mut executions) = (0, 0, Vec::new());
     let mut ends: BTreeMap<String, usize> = BTreeMap::new();
-    for run in report["runs"].as_array().into_iter().flatten() {
+    let runs = report["runs"].as_array().into_iter().flatten();
+    // A run with no record was never started (its batch failed first): it has no execution.
+    for run in runs.filter(|r| r["status"].is_string()) {
         let history = stack.history(run["runId"].as_str().unwrap()).await;
         let is = |e: &&HistoryEvent, kind: &str| e.r#type().as_str() == kind;
         transitions += history
