@@ -1,6 +1,7 @@
 //! `docket ops failed [--since T]`: the pipeline executions that ended FAILED, TIMED_OUT or
 //! ABORTED (Step Functions' own list of them, by status, every page), each joined with its run:
-//! a run the status change event recorded `failed` is a technical failure to redrive; one that
+//! a run the status change event recorded `failed` is a technical failure to redrive, and so is
+//! a `completed` run whose execution failed after it (compensate past its retries); one that
 //! ended another way (`unresolved`, a compensation) is a case for `docket ops unresolved`.
 //!
 //! `docket ops redrive RUN | --failed-since T`: moves the run back to where it failed (route's
@@ -42,14 +43,28 @@ fn rfc3339(date: &aws_sdk_sfn::primitives::DateTime) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a failed execution whose run is in `status` is redriven, and whether its run is
+/// reopened first: `failed` is (moved back to where it failed); `started` or `awaiting_review`
+/// was reopened by an earlier redrive that did not get through; `completed` failed after the run
+/// completed (compensate past its retries, which catches nothing, or route after its
+/// promotion), and the redrive reruns that idempotent Task. Any other end is not a technical
+/// failure.
+fn redrive_plan(status: RunStatus) -> Result<bool, String> {
+    match status {
+        RunStatus::Failed => Ok(true),
+        RunStatus::Started | RunStatus::AwaitingReview | RunStatus::Completed => Ok(false),
+        other => Err(format!(
+            "the run is {}: not a technical failure (docket ops unresolved)",
+            other.as_str()
+        )),
+    }
+}
+
 /// What to do about a failed execution whose run is in `status`.
 fn next_action(run: &str, status: Option<RunStatus>) -> String {
-    match status {
-        Some(RunStatus::Failed) => format!("docket ops redrive {run}"),
-        Some(status) => format!(
-            "the run is {}: not a technical failure (docket ops unresolved)",
-            status.as_str()
-        ),
+    match status.map(redrive_plan) {
+        Some(Ok(_)) => format!("docket ops redrive {run}"),
+        Some(Err(why)) => why,
         None => "no run record: not a run of this stack".into(),
     }
 }
@@ -212,14 +227,10 @@ async fn redrive_one(stack: &Stack, run: &str) -> anyhow::Result<Value> {
             described.status().as_str()
         );
     }
-    let reopened = match record.status {
-        RunStatus::Failed => reopen(stack, run).await?,
-        // An earlier redrive reopened it, then did not get through.
-        RunStatus::Started | RunStatus::AwaitingReview => false,
-        other => bail!(
-            "the run is {}: not a technical failure (docket ops unresolved)",
-            other.as_str()
-        ),
+    let reopened = match redrive_plan(record.status) {
+        Ok(true) => reopen(stack, run).await?,
+        Ok(false) => false,
+        Err(why) => bail!("{why}"),
     };
     // The same token for a repeat of this redrive: Step Functions answers it without a second
     // redrive.
@@ -267,5 +278,21 @@ mod tests {
         );
         assert!(next_action(run, Some(RunStatus::Unresolved)).contains("unresolved"));
         assert!(next_action(run, None).starts_with("no run record"));
+    }
+
+    #[test]
+    fn a_completed_run_whose_execution_failed_after_it_is_redriven_without_a_reopen() {
+        // Compensate catches nothing: past its retries the execution fails there, the run
+        // still completed; the redrive reruns the compensation.
+        assert_eq!(redrive_plan(RunStatus::Completed), Ok(false));
+        assert_eq!(redrive_plan(RunStatus::Failed), Ok(true));
+        assert_eq!(redrive_plan(RunStatus::AwaitingReview), Ok(false));
+        for ended in [
+            RunStatus::Compensated,
+            RunStatus::Rejected,
+            RunStatus::Unresolved,
+        ] {
+            assert!(redrive_plan(ended).is_err(), "{ended:?}");
+        }
     }
 }
