@@ -307,10 +307,7 @@ impl Stack {
 
     /// The execution named `run_id` (started through the alias).
     pub fn execution_arn(&self, run_id: &str) -> String {
-        let machine = self
-            .out("StateMachineArn")
-            .replace(":stateMachine:", ":execution:");
-        format!("{machine}:{run_id}")
+        docket_aws::sfn::execution_arn(self.out("StateMachineArn"), run_id)
     }
 
     /// Waits until the execution named `run_id` has ended (within [`RUN_DEADLINE`]); returns its
@@ -321,23 +318,30 @@ impl Stack {
 
     /// Waits until the execution named `run_id` has ended, at most `within`; returns its status.
     pub async fn wait_for_execution_within(&self, run_id: &str, within: Duration) -> String {
+        let ended = self.ended(&self.execution_arn(run_id), within).await;
+        ended.status().as_str().to_string()
+    }
+
+    /// Waits until the execution `arn` (of any state machine) has ended, at most `within`; how
+    /// it ended.
+    pub async fn ended(
+        &self,
+        arn: &str,
+        within: Duration,
+    ) -> aws_sdk_sfn::operation::describe_execution::DescribeExecutionOutput {
         let deadline = Instant::now() + within;
         loop {
             let out = self
                 .sfn
                 .describe_execution()
-                .execution_arn(self.execution_arn(run_id))
+                .execution_arn(arn)
                 .send()
                 .await
                 .expect("describe execution");
-            let status = out.status().as_str().to_string();
-            if status != "RUNNING" {
-                return status;
+            if *out.status() != aws_sdk_sfn::types::ExecutionStatus::Running {
+                return out;
             }
-            assert!(
-                Instant::now() < deadline,
-                "execution {run_id} still running"
-            );
+            assert!(Instant::now() < deadline, "execution {arn} still running");
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
     }

@@ -2,7 +2,7 @@
 //! and its execution fails with the timeout's name in the taxonomy (`Transient.TimedOut`; a
 //! Fail state may not end with the `States.Timeout` its Catch caught).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_core::saga::{EventId, EventKind};
@@ -70,21 +70,7 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
         .expect("start")
         .execution_arn()
         .to_string();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let ended = loop {
-        let described = stack
-            .sfn
-            .describe_execution()
-            .execution_arn(&execution)
-            .send()
-            .await
-            .unwrap();
-        if *described.status() != ExecutionStatus::Running {
-            break described;
-        }
-        assert!(Instant::now() < deadline, "{execution} still runs");
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    };
+    let ended = stack.ended(&execution, Duration::from_secs(180)).await;
 
     // then the wait timed out, the compensation ran, and the execution failed with the
     // timeout's taxonomy name (not States.Runtime, which a Fail state ending with a caught
