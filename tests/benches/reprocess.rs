@@ -119,6 +119,42 @@ async fn seed(stack: Arc<Stack>, tenant: String, i: usize) -> bool {
     stack.wait_for_execution_within(&run, SEED_WAIT).await == "SUCCEEDED"
 }
 
+/// Uploads `docs` documents of `tenant` and runs each once (their OCR is what the reprocess
+/// reuses), at most `BENCH_SEED_WAVE` (100) at a time: as one document's execution ends the
+/// next is uploaded, so the machine stays busy without a burst (a burst of uploads is `make
+/// bench-scale`'s subject, not this one's).
+async fn seed_all(stack: Arc<Stack>, tenant: &str, docs: usize) {
+    let wave: usize = std::env::var("BENCH_SEED_WAVE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100)
+        .max(1);
+    let seeded = Instant::now();
+    let (mut succeeded, mut ended, mut next) = (0, 0, 0);
+    let mut in_flight = tokio::task::JoinSet::new();
+    while ended < docs {
+        while next < docs && in_flight.len() < wave {
+            in_flight.spawn(seed(stack.clone(), tenant.to_string(), next));
+            next += 1;
+        }
+        let Some(done) = in_flight.join_next().await else {
+            break;
+        };
+        succeeded += usize::from(done.expect("seed task"));
+        ended += 1;
+        if ended % 10 == 0 || ended == docs {
+            eprint!("\rbench: {ended} of {docs} first runs ended");
+            std::io::stderr().flush().ok();
+        }
+    }
+    eprintln!();
+    println!(
+        "bench: reprocess: {docs} documents of tenant {tenant} uploaded and run once in {:.0} s, \
+         at most {wave} at a time ({succeeded} executions succeeded)",
+        seeded.elapsed().as_secs_f64()
+    );
+}
+
 fn log_len(path: &str) -> usize {
     std::fs::metadata(path).map_or(0, |m| m.len() as usize)
 }
@@ -136,45 +172,13 @@ async fn main() {
     let seeded_tenant = std::env::var("BENCH_REPROCESS_TENANT").ok();
     let tenant = seeded_tenant.clone().unwrap_or_else(tenant);
 
-    // The documents, run once (their OCR is what the reprocess reuses), at most `wave` at a
-    // time: as one document's execution ends the next is uploaded, so the machine stays busy
-    // without a burst (a burst of uploads is `make bench-scale`'s subject, not this one's).
-    let wave: usize = std::env::var("BENCH_SEED_WAVE")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100)
-        .max(1);
     let seed_offset = log_len(&log);
-    let seeded = Instant::now();
     let stack = Arc::new(stack);
-    let (mut succeeded, mut ended, mut next) = (0, 0, 0);
-    let mut in_flight = tokio::task::JoinSet::new();
-    if seeded_tenant.is_some() {
-        (succeeded, ended, next) = (docs, docs, docs);
-        println!("bench: reprocess: the {docs} documents of tenant {tenant} were seeded before");
-    }
-    while ended < docs {
-        while next < docs && in_flight.len() < wave {
-            in_flight.spawn(seed(stack.clone(), tenant.clone(), next));
-            next += 1;
+    match seeded_tenant {
+        Some(_) => {
+            println!("bench: reprocess: the {docs} documents of tenant {tenant} were seeded before")
         }
-        let Some(done) = in_flight.join_next().await else {
-            break;
-        };
-        succeeded += usize::from(done.expect("seed task"));
-        ended += 1;
-        if ended % 10 == 0 || ended == docs {
-            eprint!("\rbench: {ended} of {docs} first runs ended");
-            std::io::stderr().flush().ok();
-        }
-    }
-    if seeded_tenant.is_none() {
-        eprintln!();
-        println!(
-            "bench: reprocess: {docs} documents of tenant {tenant} uploaded and run once in \
-             {:.0} s, at most {wave} at a time ({succeeded} executions succeeded)",
-            seeded.elapsed().as_secs_f64()
-        );
+        None => seed_all(stack.clone(), &tenant, docs).await,
     }
 
     // The reprocess, timed from the command's start to its last run's end.
