@@ -197,3 +197,41 @@ async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_a_renewed_one_i
         Acquired::Taken { held: 2, .. }
     ));
 }
+
+#[tokio::test]
+async fn recorded_quotas_come_back_as_written_and_a_quota_of_zero_is_never_written() {
+    use docket_core::admission::{Quotas, START_TEXT_DETECTION};
+    let (admission, client, table) = fixture().await;
+    assert_eq!(admission.quotas("textract").await.unwrap(), None);
+
+    let mut raised = Quotas::textract_defaults();
+    raised.tps.insert(START_TEXT_DETECTION.into(), 40);
+    raised.max_jobs = 900;
+    admission.set_quotas("textract", &raised).await.unwrap();
+    assert_eq!(
+        admission.quotas("textract").await.unwrap(),
+        Some(raised.clone())
+    );
+
+    let mut zero = raised.clone();
+    zero.max_jobs = 0;
+    let refused = admission.set_quotas("textract", &zero).await.unwrap_err();
+    assert_eq!(refused.name(), "Fatal.BadInput");
+    // The item in the table is still the raised one.
+    let item = client
+        .get_item()
+        .table_name(table.to_string())
+        .key(
+            "pk",
+            aws_sdk_dynamodb::types::AttributeValue::S("quotas#textract".into()),
+        )
+        .key(
+            "sk",
+            aws_sdk_dynamodb::types::AttributeValue::S("current".into()),
+        )
+        .send()
+        .await
+        .unwrap();
+    let stored = item.item().unwrap()["quotas"].as_s().unwrap().clone();
+    assert!(stored.contains("\"maxJobs\":900"), "{stored}");
+}

@@ -153,7 +153,7 @@ impl Ocr for TextractOcr {
             .ok_or_else(|| Error::Internal("Textract returned no JobId".into()))
     }
 
-    async fn poll(&self, job_id: &str) -> Result<OcrPoll, Error> {
+    async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
         let mut blocks = Vec::new();
         let mut next: Option<String> = None;
         let mut model = String::new();

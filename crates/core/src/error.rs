@@ -111,6 +111,10 @@ pub enum Error {
     /// calls it `States.Timeout`, a name a Fail state may not end with ([`ErrorKind::of_caught`]).
     #[error("timed out: {0}")]
     TimedOut(String),
+    /// A provider's quota is booked: every call slot within the admission horizon, or every
+    /// job slot, is taken (`crate::admission`). Nothing was asked of the provider; come back.
+    #[error("quota full: {0}")]
+    QuotaFull(String),
 }
 
 /// Declares [`ErrorKind`] from one table of `Variant => Family` rows: the variant is the name's
@@ -173,6 +177,7 @@ error_kinds! {
     DuplicateInvoice => Business,
     UnknownReceipt => Conflict,
     TimedOut => Transient,
+    QuotaFull => Transient,
 }
 
 impl ErrorKind {
@@ -226,6 +231,7 @@ impl ErrorKind {
             ErrorKind::DuplicateInvoice => Error::DuplicateInvoice(d),
             ErrorKind::UnknownReceipt => Error::UnknownReceipt(d),
             ErrorKind::TimedOut => Error::TimedOut(d),
+            ErrorKind::QuotaFull => Error::QuotaFull(d),
         }
     }
 }
@@ -263,6 +269,7 @@ impl Error {
             Error::DuplicateInvoice(_) => ErrorKind::DuplicateInvoice,
             Error::UnknownReceipt(_) => ErrorKind::UnknownReceipt,
             Error::TimedOut(_) => ErrorKind::TimedOut,
+            Error::QuotaFull(_) => ErrorKind::QuotaFull,
         }
     }
 
@@ -309,6 +316,7 @@ mod tests {
             Error::DuplicateInvoice("x".into()),
             Error::UnknownReceipt("x".into()),
             Error::TimedOut("x".into()),
+            Error::QuotaFull("x".into()),
         ]
     }
 

@@ -297,6 +297,10 @@ pub enum Write {
     /// learn whether it accepted the work (a lost answer). The next claim takes over at once
     /// and asks again with the same idempotency token; [`ambiguous_attempts`] counts these.
     Ambiguous,
+    /// In progress → in progress, lease given up: the holder asked the provider nothing (its
+    /// turn under the provider's quotas did not come, `Transient.QuotaFull`). The next claim
+    /// takes over at once; nothing is counted against the operation.
+    Yield,
     /// In progress or accepted → completed.
     Complete {
         /// Where the result is.
@@ -329,6 +333,9 @@ pub enum Write {
 /// The note of the attempt a [`Write::Ambiguous`] appends.
 pub const AMBIGUOUS_NOTE: &str = "provider outcome unknown; lease released";
 
+/// The note of the attempt a [`Write::Yield`] appends.
+pub const YIELD_NOTE: &str = "provider not asked (quota full); lease released";
+
 /// How many times holders of `rec` could not establish the provider's outcome.
 pub fn ambiguous_attempts(rec: &OperationRecord) -> usize {
     rec.attempts
@@ -341,7 +348,7 @@ impl Write {
     /// The statuses the write moves from.
     pub fn from_statuses(&self) -> &'static [LedgerStatus] {
         match self {
-            Write::Accept { .. } | Write::Ambiguous => &[LedgerStatus::InProgress],
+            Write::Accept { .. } | Write::Ambiguous | Write::Yield => &[LedgerStatus::InProgress],
             Write::Resolve { .. } => &[LedgerStatus::Unresolved],
             _ => &[LedgerStatus::InProgress, LedgerStatus::Accepted],
         }
@@ -351,7 +358,7 @@ impl Write {
     pub fn to_status(&self) -> LedgerStatus {
         match self {
             Write::Accept { .. } => LedgerStatus::Accepted,
-            Write::Ambiguous => LedgerStatus::InProgress,
+            Write::Ambiguous | Write::Yield => LedgerStatus::InProgress,
             Write::Complete { .. } => LedgerStatus::Completed,
             Write::Fail { .. } => LedgerStatus::Failed,
             Write::MarkUnresolved { .. } => LedgerStatus::Unresolved,
@@ -364,6 +371,7 @@ impl Write {
         match self {
             Write::Accept { job_id } => format!("accepted by provider as job {job_id}"),
             Write::Ambiguous => AMBIGUOUS_NOTE.to_string(),
+            Write::Yield => YIELD_NOTE.to_string(),
             Write::Complete { result_hash, .. } => format!("completed, result hash {result_hash}"),
             Write::Fail { error } => format!("failed with {error}"),
             Write::MarkUnresolved { owner, .. } => format!("unresolved, owner {owner}"),
@@ -377,8 +385,8 @@ impl Write {
         rec.status == self.to_status()
             && match self {
                 Write::Accept { job_id } => rec.provider_job_id.as_ref() == Some(job_id),
-                // Never "already applied": its status is the one it moves from.
-                Write::Ambiguous => false,
+                // Never "already applied": their status is the one they move from.
+                Write::Ambiguous | Write::Yield => false,
                 Write::Complete {
                     result_pointer,
                     result_hash,
@@ -460,7 +468,7 @@ pub fn apply_write(rec: &mut OperationRecord, fence: u64, write: &Write, now: i6
             rec.provider_job_id = Some(job_id.clone());
             rec.lease_expires_at = now + rec.lease_seconds;
         }
-        Write::Ambiguous => rec.lease_expires_at = now - 1,
+        Write::Ambiguous | Write::Yield => rec.lease_expires_at = now - 1,
         Write::Complete {
             result_pointer,
             result_hash,

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod admission;
+pub mod admitted;
 pub mod audit;
 pub mod config;
 pub mod deploys;

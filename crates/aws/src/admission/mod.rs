@@ -10,6 +10,9 @@
 //!   count read; giving it back deletes the lease conditional on the lease read (a renewed one
 //!   is kept) and writes the count the same way. Reclaiming queries the partition's leases.
 //!
+//! - A provider's quotas (`docket ops quotas`) are one item, `pk = quotas#<provider>`,
+//!   `sk = current`, the [`Quotas`] as JSON in `quotas`; read at each admitted call.
+//!
 //! A write refused because another caller wrote first, or whose answer was lost (the holder
 //! re-reads and finds whether it landed: these writes are idempotent per holder), is decided
 //! again from a fresh read, at most [`MAX_RACES`] times; past that the caller is told to come
@@ -19,11 +22,30 @@ use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Up
 use aws_sdk_dynamodb::Client;
 use docket_core::admission::pacer::{take, Pace, PacerState, Taken};
 use docket_core::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
-use docket_core::ports::Admission;
+use docket_core::admission::Quotas;
+use docket_core::ports::{Admission, Timer};
 use docket_core::Error;
 
 use crate::errors::classify;
 use crate::item::{n, put_item, query_all, req_str, s, transact, Item};
+
+/// The system clock, and tokio's sleep (a Lambda's turn is taken in real time).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemTimer;
+
+impl Timer for SystemTimer {
+    fn now_ms(&self) -> i64 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.map_or(0, |d| d.as_millis() as i64)
+    }
+
+    async fn sleep_until(&self, at_ms: i64) {
+        let wait = at_ms - self.now_ms();
+        if wait > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(wait as u64)).await;
+        }
+    }
+}
 
 /// How often a write is decided again after losing a race, before the caller is told to come
 /// back.
@@ -69,6 +91,14 @@ impl DynamoAdmission {
             .await
             .map_err(|e| classify(what, e))?;
         Ok(out.item().cloned())
+    }
+
+    /// The slots of `pool` held now (`docket ops quotas`).
+    pub async fn held(&self, pool: &str) -> Result<u32, Error> {
+        let count = self
+            .get(&format!("pool#{pool}"), "count", "admission read count")
+            .await?;
+        Ok(count.map(|c| num(&c, "held")).transpose()?.unwrap_or(0) as u32)
     }
 
     /// The pool's count and `holder`'s lease, as read now.
@@ -294,5 +324,31 @@ impl Admission for DynamoAdmission {
             }
         }
         Ok(reclaimed)
+    }
+
+    async fn quotas(&self, provider: &str) -> Result<Option<Quotas>, Error> {
+        let pk = format!("quotas#{provider}");
+        let Some(item) = self.get(&pk, "current", "admission read quotas").await? else {
+            return Ok(None);
+        };
+        let json = req_str(&item, "quotas")?;
+        serde_json::from_str(json)
+            .map(Some)
+            .map_err(|e| Error::Internal(format!("stored quotas of {provider}: {e}")))
+    }
+
+    async fn set_quotas(&self, provider: &str, quotas: &Quotas) -> Result<(), Error> {
+        quotas.check()?;
+        let json = serde_json::to_string(quotas).expect("quotas serialize");
+        let put = Put::builder()
+            .table_name(&self.table)
+            .item("pk", s(format!("quotas#{provider}")))
+            .item("sk", s("current"))
+            .item("quotas", s(json))
+            .build()
+            .expect("table, item");
+        put_item(&self.client, put, "admission set quotas")
+            .await?
+            .map_err(|_| Error::Internal("an unconditional put was refused".into()))
     }
 }

@@ -168,7 +168,7 @@ pub struct WriteExpression {
 pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression {
     let (condition, update) = match write {
         Write::Accept { .. } => (ACCEPT_CONDITION, ACCEPT_UPDATE),
-        Write::Ambiguous => (ACCEPT_CONDITION, AMBIGUOUS_UPDATE),
+        Write::Ambiguous | Write::Yield => (ACCEPT_CONDITION, AMBIGUOUS_UPDATE),
         Write::Complete { .. } => (FINISH_CONDITION, COMPLETE_UPDATE),
         Write::Fail { .. } => (FINISH_CONDITION, FAIL_UPDATE),
         Write::MarkUnresolved { .. } => (FINISH_CONDITION, UNRESOLVED_UPDATE),
@@ -190,7 +190,7 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
     if condition == FINISH_CONDITION {
         values.insert(":accepted".into(), s(LedgerStatus::Accepted.as_str()));
     }
-    if !matches!(write, Write::Ambiguous) {
+    if !matches!(write, Write::Ambiguous | Write::Yield) {
         values.insert(":to".into(), s(write.to_status().as_str()));
     }
     match write {
@@ -198,7 +198,7 @@ pub fn write_expression(fence: u64, write: &Write, now: i64) -> WriteExpression 
             values.insert(":job".into(), s(job_id));
             values.insert(":now".into(), n(now));
         }
-        Write::Ambiguous => {
+        Write::Ambiguous | Write::Yield => {
             values.insert(":released".into(), n(now - 1));
         }
         Write::Complete {

@@ -17,3 +17,83 @@
 
 pub mod pacer;
 pub mod slots;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// A provider's quotas as granted to the account (AWS: Service Quotas), which admission keeps
+/// to: calls per second per operation, and jobs that may run at once. An operation absent from
+/// `tps` is not paced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Quotas {
+    /// Calls per second, by the provider's operation name.
+    pub tps: BTreeMap<String, u32>,
+    /// Asynchronous jobs that may exist at once.
+    pub max_jobs: u32,
+}
+
+/// Textract's operation that starts a text detection job.
+pub const START_TEXT_DETECTION: &str = "StartDocumentTextDetection";
+/// Textract's operation that reads a text detection job.
+pub const GET_TEXT_DETECTION: &str = "GetDocumentTextDetection";
+/// Textract's synchronous text detection.
+pub const DETECT_TEXT: &str = "DetectDocumentText";
+
+impl Quotas {
+    /// Amazon Textract's default quotas in us-east-1 (AWS General Reference, "Amazon Textract
+    /// endpoints and quotas", read 2026-12-03; the same figures our local Textract enforces by
+    /// default): 15 starts, 25 gets and 25 synchronous detections a second, 600 jobs at once.
+    pub fn textract_defaults() -> Quotas {
+        Quotas {
+            tps: [
+                (START_TEXT_DETECTION, 15),
+                (GET_TEXT_DETECTION, 25),
+                (DETECT_TEXT, 25),
+            ]
+            .into_iter()
+            .map(|(op, n)| (op.to_string(), n))
+            .collect(),
+            max_jobs: 600,
+        }
+    }
+
+    /// Refuses quotas no caller could keep to: a rate or a job limit of zero would stop every
+    /// document for good (`Fatal.BadInput`, naming the quota).
+    pub fn check(&self) -> Result<(), Error> {
+        if let Some((op, _)) = self.tps.iter().find(|(_, &n)| n == 0) {
+            return Err(Error::BadInput(format!(
+                "quota {op}: 0 calls a second admits nothing; leave the operation out to not pace it"
+            )));
+        }
+        if self.max_jobs == 0 {
+            return Err(Error::BadInput(
+                "quota maxJobs: 0 jobs at once admits nothing".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quota_of_zero_is_refused_by_name() {
+        assert!(Quotas::textract_defaults().check().is_ok());
+        let mut q = Quotas::textract_defaults();
+        q.tps.insert(START_TEXT_DETECTION.into(), 0);
+        let e = q.check().unwrap_err();
+        assert_eq!(e.name(), "Fatal.BadInput");
+        assert!(e.to_string().contains(START_TEXT_DETECTION));
+        let q = Quotas {
+            max_jobs: 0,
+            ..Quotas::textract_defaults()
+        };
+        assert!(q.check().unwrap_err().to_string().contains("maxJobs"));
+    }
+}

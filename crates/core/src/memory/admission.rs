@@ -1,11 +1,14 @@
-//! Pacers and slot pools under one lock, deciding with [`crate::admission`]'s rules.
+//! Pacers and slot pools under one lock, deciding with [`crate::admission`]'s rules, and a
+//! virtual clock for the waits.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 
 use crate::admission::pacer::{take, Pace, PacerState, Taken};
 use crate::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
-use crate::ports::Admission;
+use crate::admission::Quotas;
+use crate::ports::{Admission, Timer};
 use crate::Error;
 
 #[derive(Debug, Default)]
@@ -31,6 +34,7 @@ impl Pool {
 pub struct MemoryAdmission {
     pacers: Mutex<BTreeMap<String, PacerState>>,
     pools: Mutex<BTreeMap<String, Pool>>,
+    quotas: Mutex<BTreeMap<String, Quotas>>,
 }
 
 impl MemoryAdmission {
@@ -98,6 +102,57 @@ impl Admission for MemoryAdmission {
             pool.give_back(holder);
         }
         Ok(expired)
+    }
+
+    async fn quotas(&self, provider: &str) -> Result<Option<Quotas>, Error> {
+        Ok(self.quotas.lock().unwrap().get(provider).cloned())
+    }
+
+    async fn set_quotas(&self, provider: &str, quotas: &Quotas) -> Result<(), Error> {
+        quotas.check()?;
+        let mut all = self.quotas.lock().unwrap();
+        all.insert(provider.to_string(), quotas.clone());
+        Ok(())
+    }
+}
+
+/// A clock that only the waits move: `sleep_until` jumps to the instant (plus `oversleep_ms`,
+/// as a paused process wakes late), so a test runs hours of turns at once.
+#[derive(Debug, Default)]
+pub struct VirtualTimer {
+    now: AtomicI64,
+    /// How late every wait wakes (ms).
+    pub oversleep_ms: AtomicI64,
+}
+
+impl VirtualTimer {
+    /// A clock at `now_ms`.
+    pub fn at(now_ms: i64) -> Self {
+        VirtualTimer {
+            now: AtomicI64::new(now_ms),
+            oversleep_ms: AtomicI64::new(0),
+        }
+    }
+
+    /// Sets the clock to `now_ms` (the next caller arrives then).
+    pub fn set(&self, now_ms: i64) {
+        self.now.store(now_ms, Ordering::SeqCst);
+    }
+
+    /// Moves the clock on by `ms` (time passing between calls).
+    pub fn advance(&self, ms: i64) {
+        self.now.fetch_add(ms, Ordering::SeqCst);
+    }
+}
+
+impl Timer for VirtualTimer {
+    fn now_ms(&self) -> i64 {
+        self.now.load(Ordering::SeqCst)
+    }
+
+    async fn sleep_until(&self, at_ms: i64) {
+        let woken = at_ms + self.oversleep_ms.load(Ordering::SeqCst);
+        self.now.fetch_max(woken, Ordering::SeqCst);
     }
 }
 

@@ -13,7 +13,7 @@ mod saga;
 mod store;
 mod workflow;
 
-pub use admission::MemoryAdmission;
+pub use admission::{MemoryAdmission, VirtualTimer};
 pub use blobs::MemoryBlobs;
 pub use config::MemoryConfigs;
 pub use ledger::MemoryLedger;

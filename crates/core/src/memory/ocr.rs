@@ -68,7 +68,7 @@ impl Ocr for FakeOcr {
         Ok(job.clone())
     }
 
-    async fn poll(&self, job_id: &str) -> Result<OcrPoll, Error> {
+    async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
         {
             let mut pending = self.pending_polls.lock().unwrap();
             if *pending > 0 {

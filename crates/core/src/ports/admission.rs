@@ -7,6 +7,7 @@ use std::future::Future;
 
 use crate::admission::pacer::{Pace, Taken};
 use crate::admission::slots::{Acquired, Released};
+use crate::admission::Quotas;
 use crate::Error;
 
 /// Pacers and slot pools, by name (a pacer per Textract operation, a pool per job quota).
@@ -41,4 +42,32 @@ pub trait Admission: Send + Sync {
         pool: &str,
         now: i64,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send;
+    /// The quotas an operator recorded for `provider` (`docket ops quotas`); `None`: none
+    /// recorded, the provider's defaults apply.
+    fn quotas(&self, provider: &str) -> impl Future<Output = Result<Option<Quotas>, Error>> + Send;
+    /// Records `quotas` for `provider` (checked by [`Quotas::check`] first).
+    fn set_quotas(
+        &self,
+        provider: &str,
+        quotas: &Quotas,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+}
+
+/// The time a turn is taken in: a clock (unix ms) and a wait until an instant. The system's in
+/// a Lambda; a virtual one, moved by the waits, in unit tests.
+pub trait Timer: Send + Sync {
+    /// Now, unix milliseconds.
+    fn now_ms(&self) -> i64;
+    /// Returns at `at_ms` or later (at once when it has passed).
+    fn sleep_until(&self, at_ms: i64) -> impl Future<Output = ()> + Send;
+}
+
+impl<T: Timer> Timer for &T {
+    fn now_ms(&self) -> i64 {
+        (**self).now_ms()
+    }
+
+    fn sleep_until(&self, at_ms: i64) -> impl Future<Output = ()> + Send {
+        (**self).sleep_until(at_ms)
+    }
 }

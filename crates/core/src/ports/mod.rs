@@ -15,7 +15,7 @@ mod saga;
 mod store;
 mod workflow;
 
-pub use admission::Admission;
+pub use admission::{Admission, Timer};
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,

@@ -28,8 +28,13 @@ pub trait Ocr: Send + Sync {
         document: &ObjectRef,
         tag: &str,
     ) -> impl Future<Output = Result<String, Error>> + Send;
-    /// The job's state; on success the whole normalized document.
-    fn poll(&self, job_id: &str) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
+    /// The state of job `job_id`, which `operation` started; on success the whole normalized
+    /// document.
+    fn poll(
+        &self,
+        operation: &OperationId,
+        job_id: &str,
+    ) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
     /// The engine its documents name (`OcrDocument::engine`), up to the model version, which the
     /// provider reports only with a result: a stored document whose engine starts with it is
     /// what this provider would read again (`steps::ocr` reuses it for a reprocess).

@@ -9,6 +9,9 @@
 //! - A retry finds the work where it is: a job already accepted is returned as is; a claim whose
 //!   holder crashed is taken over after its lease and the provider is asked again with the same
 //!   token (it answers with the job it accepted, if any); a completed operation returns its job.
+//! - A start whose turn under the provider's quotas did not come (`Transient.QuotaFull`,
+//!   `crate::admitted`) asked nothing: it gives the lease up at once (`Write::Yield`), so that
+//!   the state machine's retry takes over without waiting for the lease.
 //! - A lost answer from the provider (`Ambiguous.OutcomeUnknown`) gives the lease up at once and
 //!   lets the state machine retry (backoff, jitter) with the same token; after
 //!   `ledger.max_ambiguous_attempts` such attempts the operation and the run become unresolved,
@@ -128,6 +131,9 @@ pub async fn start(
                 let attempts = previous.as_ref().map_or(0, ambiguous_attempts) + 1;
                 return Err(holder.ambiguous(attempts, why).await);
             }
+            // Its turn under the quotas did not come; nothing was asked. Give the lease up
+            // so that the state machine's retry takes over at once, not after the lease.
+            Err(e @ Error::QuotaFull(_)) => return Err(holder.yield_lease(e).await),
             // Nothing is known to have happened: the lease runs out and a retry takes over.
             Err(e) if e.family() == Family::Transient => return Err(e),
             Err(e) => return Err(holder.fail_run(None, e).await),
@@ -247,6 +253,20 @@ impl<P: HasStore + HasLedger> Holder<'_, P> {
         }
     }
 
+    /// Gives the lease up after a start that asked the provider nothing (`error`, a full
+    /// quota), and returns `error` (or what the ledger write failed with).
+    async fn yield_lease(&self, error: Error) -> Error {
+        let now = self.ctx.clock.now().unix_timestamp();
+        let released = self
+            .ports
+            .ledger()
+            .write(&self.op, self.fence, Write::Yield, now);
+        match released.await {
+            Ok(()) => error,
+            Err(e) => e,
+        }
+    }
+
     /// Ends the operation and the run with a named, non-transient error (ledger `failed`, run
     /// `failed`, an `ocr.failed` entry, one transaction) and returns that error. A refusal means
     /// an earlier attempt already ended them; the error is returned all the same.
@@ -324,7 +344,7 @@ pub async fn poll(
     let reused = job_id.starts_with(REUSED);
     let polled = match job_id.strip_prefix(REUSED) {
         Some(pointer) => OcrPoll::Succeeded(stored_document(ports.blobs(), pointer).await?),
-        None => ports.ocr().poll(job_id).await?,
+        None => ports.ocr().poll(&holder.op, job_id).await?,
     };
     match polled {
         OcrPoll::InProgress => Ok(OcrPolled {

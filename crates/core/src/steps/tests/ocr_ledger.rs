@@ -232,6 +232,35 @@ async fn a_transient_start_failure_fails_nothing_and_a_retry_after_the_lease_sta
 }
 
 #[tokio::test]
+async fn a_start_whose_quota_turn_did_not_come_gives_the_lease_up_and_the_retry_starts_at_once() {
+    // given a start that admission turns away before the provider is asked
+    let w = world();
+    let input = w.ocr_ready().await;
+    w.fail_next_start(Error::QuotaFull(
+        "textract-jobs: all 3 of 3 job slots are held".into(),
+    ));
+
+    // when the step runs, and the state machine retries it at once (well within the lease)
+    let refused = w.start(&input).await;
+    let retried = w.start(&input).await;
+
+    // then the retry takes over (fence 2) instead of finding a live holder, one job starts,
+    // and the refusal counts as nothing against the operation
+    assert_eq!(refused.unwrap_err().name(), "Transient.QuotaFull");
+    let retried = retried.expect("not Transient.InProgress: the lease was given up");
+    assert_eq!(retried.fence, 2);
+    assert_eq!(w.ports.ocr.job_count(), 1);
+    let rec = w.ledger_of(&input).await;
+    assert_eq!(rec.status, crate::ledger::LedgerStatus::Accepted);
+    assert_eq!(crate::ledger::ambiguous_attempts(&rec), 0);
+    assert!(rec
+        .attempts
+        .iter()
+        .any(|a| a.note == crate::ledger::YIELD_NOTE));
+    assert_eq!(w.actions(&input, "ocr.started").await, 1);
+}
+
+#[tokio::test]
 async fn a_start_refused_for_good_fails_the_operation_and_the_run_with_its_name() {
     // given a provider that refuses the start for a reason a retry cannot mend
     let w = world();

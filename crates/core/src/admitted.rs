@@ -1,0 +1,258 @@
+//! OCR through admission (issue 13, SCALE.md): [`AdmittedOcr`] wraps an [`Ocr`] provider so
+//! that every call takes its turn under the provider's quotas first, whichever run makes it.
+//!
+//! - **A job slot before a job.** `start` takes a slot of the job pool for its holder, the
+//!   run's OCR operation id (so a retried start holds the one slot it had), before it asks the
+//!   provider. Every slot held: the pool's run-out leases (crashed holders) are reclaimed, and
+//!   if none was, `Transient.QuotaFull`. The slot is given back when a poll finds the job ended
+//!   (succeeded or failed) or when the start failed in a way that leaves no job (a document the
+//!   provider refuses, a conflict). A start that failed transiently, or whose answer was lost,
+//!   keeps its slot: its job may exist, and its retry comes back to the same slot.
+//! - **A call slot before a call.** Each start and each poll takes a slot of its operation's
+//!   pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot further
+//!   away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
+//!   machine retries with backoff), a poll answers `InProgress` without asking the provider
+//!   (the workflow polls again). A slot is asked for `lead` ahead of now, so that it is still
+//!   ahead once the conditional write that takes it returns; a caller that woke later than
+//!   `max_late` after its slot takes another, asked for twice as far ahead as taking the last
+//!   one took (three times, then as if busy).
+//! - **The quotas are data**: those an operator recorded (`docket ops quotas`), else the
+//!   provider's defaults ([`Quotas::textract_defaults`]), read at each call, so a raised quota
+//!   takes effect without a deploy.
+//!
+//! What it does not bound: a poll of a long document pages through the result (one call per
+//! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait,
+//! so a slot is never reclaimed while its job may still run.
+
+use crate::admission::pacer::{usable, Pace, Taken};
+use crate::admission::slots::Acquired;
+use crate::admission::{Quotas, GET_TEXT_DETECTION, START_TEXT_DETECTION};
+use crate::error::Family;
+use crate::ids::OperationId;
+use crate::model::run::ObjectRef;
+use crate::ports::{Admission, Ocr, OcrPoll, Timer};
+use crate::Error;
+
+/// How admission keeps to one provider's quotas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    /// The provider whose quotas are read (`textract`).
+    pub provider: &'static str,
+    /// The operation that starts a job, as the quotas name it.
+    pub start: &'static str,
+    /// The operation that reads a job, as the quotas name it.
+    pub get: &'static str,
+    /// How late after its slot a call may still land (ms).
+    pub max_late_ms: i64,
+    /// How far after now a call slot is asked for (ms): longer than taking it (one read and
+    /// one conditional write) usually takes, so that the slot is still ahead when it is ours.
+    pub lead_ms: i64,
+    /// How far ahead a call slot is waited for (ms); must be well within the function's timeout.
+    pub horizon_ms: i64,
+    /// How long a job slot is held without its holder coming back (s): longer than the
+    /// workflow waits for a job (the OCR poll limit), so only a crashed holder's runs out.
+    pub lease_seconds: i64,
+}
+
+impl Rules {
+    /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
+    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow gives a job at
+    /// most 90 polls 2 s apart).
+    pub fn textract() -> Rules {
+        Rules {
+            provider: "textract",
+            start: START_TEXT_DETECTION,
+            get: GET_TEXT_DETECTION,
+            max_late_ms: 50,
+            lead_ms: 250,
+            horizon_ms: 5_000,
+            lease_seconds: 1_800,
+        }
+    }
+
+    /// The job pool's name.
+    pub fn pool(&self) -> String {
+        format!("{}-jobs", self.provider)
+    }
+
+    /// The pacer of `operation`.
+    pub fn pacer(&self, operation: &str) -> String {
+        format!("{}-{operation}", self.provider)
+    }
+}
+
+/// How many times a caller that woke too late takes another call slot before giving up.
+const LATE_TURNS: usize = 3;
+
+/// What waiting for a call slot came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Call now.
+    Ours,
+    /// Every slot within the horizon is taken.
+    Busy,
+    /// The caller woke too late for [`LATE_TURNS`] slots in a row.
+    Late,
+}
+
+/// An [`Ocr`] provider whose calls take their turn first (see the module docs).
+#[derive(Debug)]
+pub struct AdmittedOcr<O, A, T> {
+    inner: O,
+    admission: A,
+    timer: T,
+    rules: Rules,
+}
+
+impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
+    /// `inner` admitted through `admission`, waiting on `timer`.
+    pub fn new(inner: O, admission: A, timer: T, rules: Rules) -> Self {
+        AdmittedOcr {
+            inner,
+            admission,
+            timer,
+            rules,
+        }
+    }
+
+    /// The wrapped provider.
+    pub fn inner(&self) -> &O {
+        &self.inner
+    }
+
+    /// The admission records.
+    pub fn admission(&self) -> &A {
+        &self.admission
+    }
+
+    /// The quotas in force: recorded, else the defaults.
+    pub async fn quotas(&self) -> Result<Quotas, Error> {
+        let recorded = self.admission.quotas(self.rules.provider).await?;
+        Ok(recorded.unwrap_or_else(Quotas::textract_defaults))
+    }
+
+    /// Takes a job slot for `holder`, reclaiming crashed holders' slots when all are held.
+    async fn job_slot(&self, holder: &str, quotas: &Quotas) -> Result<(), Error> {
+        let pool = self.rules.pool();
+        let now = self.timer.now_ms() / 1000;
+        let acquire = || {
+            let lease = self.rules.lease_seconds;
+            self.admission
+                .acquire(&pool, holder, quotas.max_jobs, now, lease)
+        };
+        let full = |held| {
+            let limit = quotas.max_jobs;
+            Error::QuotaFull(format!("{pool}: all {held} of {limit} job slots are held"))
+        };
+        let held = match acquire().await? {
+            Acquired::Taken { .. } | Acquired::AlreadyHeld { .. } => return Ok(()),
+            Acquired::Full { held } => held,
+        };
+        if self.admission.reclaim(&pool, now).await?.is_empty() {
+            return Err(full(held));
+        }
+        match acquire().await? {
+            Acquired::Taken { .. } | Acquired::AlreadyHeld { .. } => Ok(()),
+            Acquired::Full { held } => Err(full(held)),
+        }
+    }
+
+    /// Waits for a call slot of `operation`. An operation without a quota needs no turn.
+    async fn turn(&self, operation: &str, quotas: &Quotas) -> Result<Turn, Error> {
+        let Some(&per_second) = quotas.tps.get(operation) else {
+            return Ok(Turn::Ours);
+        };
+        let rules = &self.rules;
+        let pace = Pace::for_quota(per_second, rules.max_late_ms, rules.horizon_ms);
+        let pacer = rules.pacer(operation);
+        let mut lead = rules.lead_ms;
+        for _ in 0..LATE_TURNS {
+            let asked = self.timer.now_ms();
+            match self
+                .admission
+                .take_slot(&pacer, &pace, asked + lead)
+                .await?
+            {
+                Taken::Busy { .. } => return Ok(Turn::Busy),
+                Taken::Slot { at_ms, .. } => {
+                    let took = self.timer.now_ms() - asked;
+                    self.timer.sleep_until(at_ms).await;
+                    if usable(at_ms, self.timer.now_ms(), &pace) {
+                        return Ok(Turn::Ours);
+                    }
+                    // Taking it outlasted the lead (a slow store): ask further ahead.
+                    lead = lead.max(2 * took);
+                }
+            }
+        }
+        Ok(Turn::Late)
+    }
+
+    /// Gives `holder`'s job slot back (nothing when it holds none).
+    async fn give_back(&self, holder: &str) -> Result<(), Error> {
+        self.admission
+            .release(&self.rules.pool(), holder)
+            .await
+            .map(|_| ())
+    }
+}
+
+impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
+    async fn start(
+        &self,
+        operation: &OperationId,
+        document: &ObjectRef,
+        tag: &str,
+    ) -> Result<String, Error> {
+        let quotas = self.quotas().await?;
+        let holder = operation.as_str();
+        self.job_slot(holder, &quotas).await?;
+        let pacer = self.rules.pacer(self.rules.start);
+        match self.turn(self.rules.start, &quotas).await? {
+            Turn::Ours => {}
+            Turn::Busy => {
+                let horizon = self.rules.horizon_ms;
+                let why = format!("{pacer}: every call slot within {horizon} ms is taken");
+                return Err(Error::QuotaFull(why));
+            }
+            Turn::Late => {
+                let why = format!("{pacer}: woke too late for {LATE_TURNS} call slots in a row");
+                return Err(Error::QuotaFull(why));
+            }
+        }
+        match self.inner.start(operation, document, tag).await {
+            Ok(job) => Ok(job),
+            // No job can exist: the provider refused the request itself.
+            Err(e)
+                if matches!(
+                    e.family(),
+                    Family::Business | Family::Conflict | Family::Fatal
+                ) =>
+            {
+                self.give_back(holder).await?;
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn poll(&self, operation: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
+        let quotas = self.quotas().await?;
+        // No turn now: not known to be done; the workflow polls again.
+        if self.turn(self.rules.get, &quotas).await? != Turn::Ours {
+            return Ok(OcrPoll::InProgress);
+        }
+        let polled = self.inner.poll(operation, job_id).await?;
+        if !matches!(polled, OcrPoll::InProgress) {
+            self.give_back(operation.as_str()).await?;
+        }
+        Ok(polled)
+    }
+
+    fn engine(&self) -> &'static str {
+        self.inner.engine()
+    }
+}
+
+#[cfg(test)]
+mod tests;

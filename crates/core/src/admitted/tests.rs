@@ -1,0 +1,301 @@
+//! [`AdmittedOcr`] over the scripted provider, the in-memory records and a virtual clock: the
+//! calls the provider sees keep to its quotas, and job slots are taken and given back as the
+//! module docs say.
+
+use std::sync::Mutex;
+
+use super::*;
+use crate::ids::{OperationId, Tenant};
+use crate::memory::{test_run, FakeOcr, MemoryAdmission, VirtualTimer};
+use crate::ocr::OcrDocument;
+
+/// The scripted provider, with the virtual instant of every call it saw.
+#[derive(Debug, Default)]
+struct Clocked<'a> {
+    ocr: FakeOcr,
+    timer: Option<&'a VirtualTimer>,
+    starts_at: Mutex<Vec<i64>>,
+    polls_at: Mutex<Vec<i64>>,
+}
+
+impl Ocr for &Clocked<'_> {
+    async fn start(&self, op: &OperationId, doc: &ObjectRef, tag: &str) -> Result<String, Error> {
+        self.starts_at
+            .lock()
+            .unwrap()
+            .push(self.timer.unwrap().now_ms());
+        self.ocr.start(op, doc, tag).await
+    }
+
+    async fn poll(&self, op: &OperationId, job: &str) -> Result<OcrPoll, Error> {
+        self.polls_at
+            .lock()
+            .unwrap()
+            .push(self.timer.unwrap().now_ms());
+        self.ocr.poll(op, job).await
+    }
+
+    fn engine(&self) -> &'static str {
+        self.ocr.engine()
+    }
+}
+
+fn op(n: usize) -> OperationId {
+    let run = test_run(
+        &Tenant::parse("acme").unwrap(),
+        &format!("in/{n}.pdf"),
+        "v1",
+    );
+    OperationId::new(&run, "ocr", None)
+}
+
+fn doc(n: usize) -> ObjectRef {
+    ObjectRef::new("raw", format!("in/{n}.pdf"))
+}
+
+fn quotas(starts: u32, gets: u32, jobs: u32) -> Quotas {
+    Quotas {
+        tps: [(START_TEXT_DETECTION, starts), (GET_TEXT_DETECTION, gets)]
+            .into_iter()
+            .map(|(o, n)| (o.to_string(), n))
+            .collect(),
+        max_jobs: jobs,
+    }
+}
+
+/// The most calls among `at` in any one-second window `(t - 1000, t]`.
+fn busiest_second(at: &[i64]) -> usize {
+    at.iter()
+        .map(|&t| at.iter().filter(|&&u| u > t - 1000 && u <= t).count())
+        .max()
+        .unwrap_or(0)
+}
+
+async fn admitted<'a>(
+    provider: &'a Clocked<'a>,
+    timer: &'a VirtualTimer,
+    q: Quotas,
+) -> AdmittedOcr<&'a Clocked<'a>, MemoryAdmission, &'a VirtualTimer> {
+    let admission = MemoryAdmission::default();
+    admission.set_quotas("textract", &q).await.unwrap();
+    AdmittedOcr::new(provider, admission, timer, Rules::textract())
+}
+
+#[tokio::test]
+async fn starts_at_once_reach_the_provider_within_its_calls_a_second() {
+    let timer = VirtualTimer::at(1_000_000);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = admitted(&provider, &timer, quotas(5, 25, 600)).await;
+    let (mut started, mut refused) = (0, 0);
+    for n in 0..40 {
+        // Everyone arrives at the same instant; those beyond the horizon come back later.
+        timer.set(1_000_000);
+        match ocr.start(&op(n), &doc(n), "t").await {
+            Ok(_) => started += 1,
+            Err(Error::QuotaFull(_)) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let at = provider.starts_at.lock().unwrap().clone();
+    assert_eq!(
+        at.len(),
+        started,
+        "the provider saw every admitted start, and only those"
+    );
+    // 5 a second with 50 ms lateness is a slot every 210 ms: 24 within the 5 s horizon.
+    assert_eq!(started, 24);
+    assert!(refused > 0, "the rest were told to come back");
+    assert!(
+        busiest_second(&at) <= 5,
+        "{} in one second",
+        busiest_second(&at)
+    );
+}
+
+#[tokio::test]
+async fn a_start_beyond_the_horizon_asks_the_provider_nothing_and_keeps_its_job_slot() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = admitted(&provider, &timer, quotas(1, 25, 600)).await;
+    // One a second with 50 ms lateness is a slot every 1,050 ms: five within the 5 s horizon
+    // (at 0, 1.05, 2.1, 3.15 and 4.2 s) for callers all arriving at 0.
+    let mut answers = Vec::new();
+    for n in 0..6 {
+        timer.set(0);
+        answers.push(ocr.start(&op(n), &doc(n), "t").await);
+    }
+    let last = answers.pop().unwrap();
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    assert_eq!(last.unwrap_err().name(), "Transient.QuotaFull");
+    assert_eq!(*provider.ocr.start_calls.lock().unwrap(), 5);
+    // Its retry comes back to the job slot it holds: one slot per operation.
+    assert_eq!(ocr.admission().held("textract-jobs"), 6);
+    timer.advance(10_000);
+    ocr.start(&op(5), &doc(5), "t").await.unwrap();
+    assert_eq!(ocr.admission().held("textract-jobs"), 6);
+}
+
+#[tokio::test]
+async fn jobs_beyond_the_limit_wait_for_one_to_end() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    for n in 0..3 {
+        let result = OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99));
+        provider
+            .ocr
+            .results
+            .lock()
+            .unwrap()
+            .insert(doc(n).key, result);
+    }
+    let ocr = admitted(&provider, &timer, quotas(15, 25, 2)).await;
+    let a = ocr.start(&op(0), &doc(0), "t").await.unwrap();
+    ocr.start(&op(1), &doc(1), "t").await.unwrap();
+    let full = ocr.start(&op(2), &doc(2), "t").await.unwrap_err();
+    assert_eq!(full.name(), "Transient.QuotaFull");
+    assert!(full.to_string().contains("all 2 of 2"), "{full}");
+    assert_eq!(provider.ocr.job_count(), 2, "the third was not asked for");
+
+    // A poll that finds the job running keeps the slot; one that finds it ended gives it back.
+    *provider.ocr.pending_polls.lock().unwrap() = 1;
+    assert_eq!(ocr.poll(&op(0), &a).await.unwrap(), OcrPoll::InProgress);
+    assert_eq!(ocr.admission().held("textract-jobs"), 2);
+    assert!(matches!(
+        ocr.poll(&op(0), &a).await.unwrap(),
+        OcrPoll::Succeeded(_)
+    ));
+    assert_eq!(ocr.admission().held("textract-jobs"), 1);
+    ocr.start(&op(2), &doc(2), "t").await.unwrap();
+    assert_eq!(provider.ocr.job_count(), 3);
+}
+
+#[tokio::test]
+async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_not_before() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = admitted(&provider, &timer, quotas(15, 25, 1)).await;
+    ocr.start(&op(0), &doc(0), "t").await.unwrap(); // its run never polls again
+    timer.advance(1_700_000);
+    assert_eq!(
+        ocr.start(&op(1), &doc(1), "t").await.unwrap_err().name(),
+        "Transient.QuotaFull"
+    );
+    timer.advance(100_000); // past the 1,800 s lease
+    ocr.start(&op(1), &doc(1), "t").await.unwrap();
+    assert_eq!(ocr.admission().held("textract-jobs"), 1);
+}
+
+#[tokio::test]
+async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_keeps_it() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = admitted(&provider, &timer, quotas(15, 25, 5)).await;
+    *provider.ocr.fail_starts.lock().unwrap() = vec![Error::OcrFailed("bad".into())];
+    let refused = ocr.start(&op(0), &doc(0), "t").await.unwrap_err();
+    assert_eq!(refused.name(), "Business.OcrFailed");
+    assert_eq!(ocr.admission().held("textract-jobs"), 0);
+
+    *provider.ocr.lose_start_answers.lock().unwrap() = 1;
+    let lost = ocr.start(&op(1), &doc(1), "t").await.unwrap_err();
+    assert_eq!(lost.name(), "Ambiguous.OutcomeUnknown");
+    assert_eq!(
+        ocr.admission().held("textract-jobs"),
+        1,
+        "its job may exist"
+    );
+    *provider.ocr.fail_starts.lock().unwrap() = vec![Error::Dependency("503".into())];
+    let transient = ocr.start(&op(2), &doc(2), "t").await.unwrap_err();
+    assert_eq!(transient.family(), Family::Transient);
+    assert_eq!(ocr.admission().held("textract-jobs"), 2);
+}
+
+#[tokio::test]
+async fn a_poll_without_a_free_call_slot_answers_in_progress_without_asking() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    provider.ocr.results.lock().unwrap().insert(
+        doc(0).key,
+        OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99)),
+    );
+    let ocr = admitted(&provider, &timer, quotas(15, 1, 5)).await;
+    let job = ocr.start(&op(0), &doc(0), "t").await.unwrap();
+    let mut answers = Vec::new();
+    for _ in 0..8 {
+        timer.set(0); // every poll arrives at 0
+        answers.push(ocr.poll(&op(0), &job).await.unwrap());
+    }
+    let asked = provider.polls_at.lock().unwrap().len();
+    assert_eq!(asked, 5, "a slot every 1,050 ms within the 5 s horizon");
+    assert!(answers[..5]
+        .iter()
+        .all(|a| matches!(a, OcrPoll::Succeeded(_))));
+    assert!(answers[5..].iter().all(|a| *a == OcrPoll::InProgress));
+    assert!(busiest_second(&provider.polls_at.lock().unwrap()) <= 1);
+}
+
+#[tokio::test]
+async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_error() {
+    let timer = VirtualTimer::at(0);
+    timer
+        .oversleep_ms
+        .store(60, std::sync::atomic::Ordering::SeqCst); // beyond max_late 50
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = admitted(&provider, &timer, quotas(15, 25, 5)).await;
+    let waking_late = ocr.start(&op(0), &doc(0), "t").await.unwrap_err();
+    assert_eq!(waking_late.name(), "Transient.QuotaFull");
+    assert!(
+        waking_late.to_string().contains("too late"),
+        "{waking_late}"
+    );
+    assert_eq!(*provider.ocr.start_calls.lock().unwrap(), 0);
+    timer
+        .oversleep_ms
+        .store(40, std::sync::atomic::Ordering::SeqCst); // within it
+    let job = ocr.start(&op(0), &doc(0), "t").await.unwrap();
+    // A poll that cannot get a turn in time is not an error: not known to be done yet.
+    timer
+        .oversleep_ms
+        .store(60, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(ocr.poll(&op(0), &job).await.unwrap(), OcrPoll::InProgress);
+    assert!(provider.polls_at.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn without_recorded_quotas_the_providers_defaults_apply_and_a_zero_is_refused() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    let ocr = AdmittedOcr::new(
+        &provider,
+        MemoryAdmission::default(),
+        &timer,
+        Rules::textract(),
+    );
+    assert_eq!(ocr.quotas().await.unwrap(), Quotas::textract_defaults());
+    let zero = quotas(0, 25, 5);
+    let refused = ocr.admission().set_quotas("textract", &zero).await;
+    assert_eq!(refused.unwrap_err().name(), "Fatal.BadInput");
+}
