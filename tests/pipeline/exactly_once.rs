@@ -69,6 +69,8 @@ async fn a_lost_answer_to_the_ledger_completion_is_reconciled_and_completes_once
     let input = prepared_run(&stack, &clean).await;
     let ctx = ctx(&stack, "docket/test");
     let textract = TextractOcr::new(&sdk);
+    // Past admission: not while the quota test holds the provider.
+    let _direct = crate::TEXTRACT.read().await;
     // The start commits TransactWriteItems #1 (accepted + ocr.started); the completion is #2.
     let faults = one(Rule::lose_response("dynamodb", "TransactWriteItems").nth(2));
     let lossy = store(&stack, &faults).await;
@@ -111,6 +113,8 @@ async fn invoke_ocr(stack: &Stack, payload: &Value) -> Result<Value, String> {
 
 #[tokio::test]
 async fn two_concurrent_runs_of_the_ocr_start_make_one_claim_and_one_job() {
+    // Invokes ocr itself, whose answers it counts: not while the quota test holds Textract.
+    let _direct = crate::TEXTRACT.read().await;
     let stack = Stack::load().await;
     let clean = store(&stack, &Faults::none()).await;
     let input = prepared_run(&stack, &clean).await;
@@ -153,6 +157,8 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
     let input = prepared_run(&stack, &clean).await;
     let ctx = ctx(&stack, "docket/test");
     let textract = TextractOcr::new(&sdk);
+    // Past admission: not while the quota test holds the provider.
+    let _direct = crate::TEXTRACT.read().await;
     let ledger = ledger(&clean);
     let op = Step::Ocr.operation(&input.run_id);
     let rules = ctx.config.ledger.lease_rules();
@@ -219,6 +225,8 @@ async fn a_crash_after_the_side_effect_is_recovered_by_the_retry_without_a_secon
 
 #[tokio::test]
 async fn the_same_operation_with_changed_parameters_is_a_conflict_and_overwrites_nothing() {
+    // Invokes ocr itself, whose answers it counts: not while the quota test holds Textract.
+    let _direct = crate::TEXTRACT.read().await;
     let stack = Stack::load().await;
     let clean = store(&stack, &Faults::none()).await;
     let input = prepared_run(&stack, &clean).await;
@@ -333,6 +341,8 @@ async fn an_ocr_start_whose_outcome_stays_unknown_is_unresolved_and_listed_with_
     let faults =
         one(Rule::lose_response("textract", "StartDocumentTextDetection").probability(1.0));
     let textract = TextractOcr::with_faults(&sdk, &faults);
+    // Past admission: not while the quota test holds the provider.
+    let _direct = crate::TEXTRACT.read().await;
     let limit = ctx.config.ledger.max_ambiguous_attempts;
 
     // The state machine's attempts (StartOcr's Ambiguous.OutcomeUnknown retries), and one more.

@@ -455,6 +455,8 @@ pub(crate) async fn validated_run(stack: &Stack) -> ValidatedRun {
     let input = prepared_run(stack, &store).await;
     let ctx = ctx(stack, "docket/test");
     let textract = TextractOcr::new(&sdk);
+    // Past admission: not while the quota test holds the provider.
+    let _direct = crate::TEXTRACT.read().await;
     let blobs = S3Blobs::new(&sdk);
     let ledger = ledger(&store);
     let ocr_ports = Picked::ocr(&blobs, &store, &textract, &ledger);
@@ -480,6 +482,8 @@ async fn lost_answers_to_textract_start_and_to_the_result_put_make_one_job_and_o
     let ctx = ctx(&stack, "docket/test");
     let textract_faults = one(Rule::lose_response("textract", "StartDocumentTextDetection").nth(1));
     let textract = TextractOcr::with_faults(&sdk, &textract_faults);
+    // Past admission: not while the quota test holds the provider.
+    let _direct = crate::TEXTRACT.read().await;
     let s3_faults = one(Rule::lose_response("s3", "PutObject").nth(1));
     let blobs = S3Blobs::new(&sdk);
     let lossy_blobs = S3Blobs::with_faults(&sdk, &s3_faults);

@@ -17,6 +17,7 @@ mod lost_ack;
 mod metrics;
 mod obligations;
 mod privacy;
+mod quotas;
 mod receipt_timeout;
 mod reprocess;
 mod review;
@@ -27,3 +28,8 @@ mod sweeper;
 /// every record of the stack, other tests' too. It holds this lock to write; a test that counts
 /// its deployed run's publications at the wire holds it to read, so that no such sweep adds one.
 pub(crate) static SWEEPS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// `quotas.rs` lowers the local Textract's quotas and docket's to match, and checks that the
+/// provider refuses nothing. A test that calls Textract directly (past docket's admission)
+/// holds this lock to read, so that none of its calls lands in that window.
+pub(crate) static TEXTRACT: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());

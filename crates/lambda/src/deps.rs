@@ -2,6 +2,7 @@
 //! variables: the adapters every function shares, and the ones only some have.
 
 use aws_config::SdkConfig;
+use docket_aws::admission::{DynamoAdmission, SystemTimer};
 use docket_aws::config::DynamoConfigs;
 use docket_aws::downstream::LambdaDownstream;
 use docket_aws::dynamodb::DynamoStore;
@@ -13,6 +14,7 @@ use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
+use docket_core::admitted::{AdmittedOcr, Rules};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
@@ -64,9 +66,19 @@ impl Extra for SfnWorkflow {
     }
 }
 
-impl Extra for TextractOcr {
-    fn from_env(sdk: &SdkConfig, faults: &Faults, _: &DynamoStore) -> Result<Self, Error> {
-        Ok(TextractOcr::with_faults(sdk, faults))
+/// Textract, each call admitted under its quotas through the table `ADMISSION_TABLE`.
+pub type Textract = AdmittedOcr<TextractOcr, DynamoAdmission, SystemTimer>;
+
+/// ocr calls Textract through admission (`docket_core::admitted`).
+impl Extra for Textract {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        let admission = DynamoAdmission::new(store.client().clone(), env("ADMISSION_TABLE")?);
+        Ok(AdmittedOcr::new(
+            TextractOcr::with_faults(sdk, faults),
+            admission,
+            SystemTimer,
+            Rules::textract(),
+        ))
     }
 }
 
@@ -279,9 +291,9 @@ impl<X: Sync> HasLedger for Deps<X> {
     }
 }
 
-impl HasOcr for Deps<TextractOcr> {
-    type Ocr = TextractOcr;
-    fn ocr(&self) -> &TextractOcr {
+impl HasOcr for Deps<Textract> {
+    type Ocr = Textract;
+    fn ocr(&self) -> &Textract {
         &self.extra
     }
 }

@@ -4,8 +4,10 @@
 //! redrive from the Task that failed. `sweep` (`sweep.rs`): uploads with no run and no
 //! quarantine copy, and the queues of inbox events that were never ingested. `resolve`
 //! (`resolve.rs`): an operator's decision on an unresolved operation, through the review API.
+//! `quotas` (`quotas.rs`): the Textract quotas OCR admission keeps to, and the jobs held.
 
 mod failed;
+mod quotas;
 mod resolve;
 mod sweep;
 mod unresolved;
@@ -62,6 +64,17 @@ pub enum Command {
         #[arg(long)]
         resubmit: bool,
     },
+    /// Show the Textract quotas OCR admission keeps to (recorded, or AWS's us-east-1 defaults)
+    /// and the job slots held now; with --tps or --max-jobs, record new ones (no deploy needed).
+    Quotas {
+        /// Calls a second for one Textract operation (repeatable), e.g.
+        /// --tps StartDocumentTextDetection=30.
+        #[arg(long, value_name = "OPERATION=N")]
+        tps: Vec<String>,
+        /// Asynchronous jobs that may run at once.
+        #[arg(long)]
+        max_jobs: Option<u32>,
+    },
 }
 
 pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
@@ -79,5 +92,6 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
         Command::Sweep { since, resubmit } => {
             sweep::sweep(stack, since.as_deref(), resubmit, output).await
         }
+        Command::Quotas { tps, max_jobs } => quotas::quotas(stack, &tps, max_jobs, output).await,
     }
 }

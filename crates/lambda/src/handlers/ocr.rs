@@ -1,7 +1,6 @@
 //! ocr: starts the Textract job of a run (`action: start`) and polls it (`action: poll`), writing
 //! the normalized OCR when it is done. See `docket_core::steps::ocr`.
 
-use docket_aws::textract::TextractOcr;
 use docket_core::model::run::RunInput;
 use docket_core::model::step::Step;
 use docket_core::ports::{HasBlobs, HasConfigs, HasLedger, HasOcr, HasStore};
@@ -13,8 +12,8 @@ use serde_json::Value;
 use crate::metrics::{self, Metric};
 use crate::{run_context, run_step, Failure};
 
-/// What ocr runs on.
-pub type Deps = crate::Deps<TextractOcr>;
+/// What ocr runs on: Textract through admission.
+pub type Deps = crate::Deps<crate::deps::Textract>;
 
 /// What the state machine sends (`StartOcr`, `PollOcr`).
 #[derive(Debug, Deserialize)]

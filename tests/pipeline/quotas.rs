@@ -1,0 +1,113 @@
+//! OCR admission under Textract's quotas (issue 13): with our local Textract's quotas in the
+//! stack's region lowered, and docket's recorded to match (`docket ops quotas`), documents
+//! dropped at once all complete, and the provider refuses none of the pipeline's calls and never
+//! runs more jobs than its limit. Without docket's record (admission pacing at AWS's defaults)
+//! the same drop is refused by the provider, which is what this test would then report.
+
+use docket_aws::admission::DynamoAdmission;
+use docket_core::admission::{Quotas, START_TEXT_DETECTION};
+use docket_core::admitted::Rules;
+use docket_core::ports::Admission;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::util;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+/// The lowered quotas: two starts a second, three jobs at once.
+const STARTS_PER_SECOND: u32 = 2;
+const MAX_JOBS: u32 = 3;
+/// Documents dropped at once: more than the jobs, several seconds of starts.
+const DOCUMENTS: usize = 10;
+
+/// The region the stack (and so its Textract calls) runs in.
+fn region() -> String {
+    std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into())
+}
+
+/// What our local Textract saw in `region`, under `path`.
+fn seen<'a>(view: &'a Value, region: &str, path: &[&str]) -> &'a Value {
+    path.iter().fold(&view["seen"][region], |v, p| &v[*p])
+}
+
+/// Lowers (or restores) the provider's quotas in the stack's region and docket's record.
+async fn set_both(admission: &DynamoAdmission, docket: &Quotas, starts: u32, jobs: u32) {
+    let change =
+        json!({"region": region(), "tps": {START_TEXT_DETECTION: starts}, "maxJobs": jobs});
+    util::textract_quotas(Method::POST, &change).await;
+    let provider = Rules::textract().provider;
+    admission.set_quotas(provider, docket).await.unwrap();
+}
+
+#[tokio::test]
+async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
+    // Nothing calls Textract past docket's admission meanwhile (tests that call it directly
+    // hold this lock to read).
+    let _only_admitted = crate::TEXTRACT.write().await;
+    let stack = Stack::load().await;
+    let admission = DynamoAdmission::new(stack.dynamodb.clone(), stack.out("AdmissionTable"));
+    let provider = Rules::textract().provider;
+    let recorded = admission.quotas(provider).await.unwrap();
+    let mut lowered = Quotas::textract_defaults();
+    lowered
+        .tps
+        .insert(START_TEXT_DETECTION.into(), STARTS_PER_SECOND);
+    lowered.max_jobs = MAX_JOBS;
+
+    set_both(&admission, &lowered, STARTS_PER_SECOND, MAX_JOBS).await;
+    util::textract_quotas(Method::DELETE, &Value::Null).await; // count from here
+    let outcome = tokio::spawn(drop_at_once(stack)).await;
+
+    // Restore both, whatever happened, then report.
+    let defaults = Quotas::textract_defaults();
+    let restored = recorded.unwrap_or_else(|| defaults.clone());
+    let stack = Stack::load().await;
+    let admission = DynamoAdmission::new(stack.dynamodb.clone(), stack.out("AdmissionTable"));
+    let aws = |op: &str| defaults.tps[op];
+    set_both(
+        &admission,
+        &restored,
+        aws(START_TEXT_DETECTION),
+        defaults.max_jobs,
+    )
+    .await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic.into_panic());
+    }
+}
+
+async fn drop_at_once(stack: Stack) {
+    let tenant = tenant();
+    // Rendered first, then uploaded back to back: all of them within a second or so.
+    let pdfs: Vec<_> = (0..DOCUMENTS)
+        .map(|i| invoice_pdf(&invoice_lines(&format!("INV-Q{i:03}"), "120.00")))
+        .collect();
+    let mut documents = Vec::new();
+    for (i, pdf) in pdfs.into_iter().enumerate() {
+        let name = format!("quota-{i}.pdf");
+        stack.upload(&format!("inbox/{tenant}/{name}"), pdf).await;
+        documents.push(Stack::document_id(&tenant, &name));
+    }
+    for document in &documents {
+        let runs = stack.wait_for_runs(document, 1).await;
+        assert_eq!(s(&runs[0], "status"), "completed", "{document}: {runs:?}");
+    }
+
+    let view = util::textract_quotas(Method::GET, &Value::Null).await;
+    let region = region();
+    let admitted = seen(&view, &region, &["admitted", START_TEXT_DETECTION]);
+    // The calls are there to count: every document's job was started in this window.
+    assert!(
+        admitted.as_u64().unwrap_or(0) >= DOCUMENTS as u64,
+        "starts admitted {admitted}: {view}"
+    );
+    let refused = seen(&view, &region, &["refused"]);
+    assert!(
+        refused.as_object().is_none_or(|r| r.is_empty()),
+        "the provider refused calls: {refused}"
+    );
+    let peak = seen(&view, &region, &["peakJobs"]).as_u64().unwrap_or(0);
+    assert!(
+        (1..=u64::from(MAX_JOBS)).contains(&peak),
+        "peak jobs {peak}"
+    );
+}
