@@ -299,3 +299,69 @@ async fn without_recorded_quotas_the_providers_defaults_apply_and_a_zero_is_refu
     let refused = ocr.admission().set_quotas("textract", &zero).await;
     assert_eq!(refused.unwrap_err().name(), "Fatal.BadInput");
 }
+
+/// The in-memory records behind a store that takes `take_ms` to answer a slot request (the
+/// virtual clock moves on meanwhile), as a loaded DynamoDB would.
+struct SlowStore<'a> {
+    records: MemoryAdmission,
+    timer: &'a VirtualTimer,
+    take_ms: i64,
+}
+
+impl Admission for SlowStore<'_> {
+    async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
+        self.timer.advance(self.take_ms);
+        self.records.take_slot(pacer, pace, now_ms).await
+    }
+    async fn acquire(
+        &self,
+        pool: &str,
+        holder: &str,
+        limit: u32,
+        now: i64,
+        lease: i64,
+    ) -> Result<Acquired, Error> {
+        self.records.acquire(pool, holder, limit, now, lease).await
+    }
+    async fn release(
+        &self,
+        pool: &str,
+        holder: &str,
+    ) -> Result<crate::admission::slots::Released, Error> {
+        self.records.release(pool, holder).await
+    }
+    async fn reclaim(&self, pool: &str, now: i64) -> Result<Vec<String>, Error> {
+        self.records.reclaim(pool, now).await
+    }
+    async fn quotas(&self, provider: &str) -> Result<Option<Quotas>, Error> {
+        self.records.quotas(provider).await
+    }
+    async fn set_quotas(&self, provider: &str, quotas: &Quotas) -> Result<(), Error> {
+        self.records.set_quotas(provider, quotas).await
+    }
+}
+
+#[tokio::test]
+async fn a_slot_store_slower_than_the_lead_makes_the_caller_ask_further_ahead() {
+    let timer = VirtualTimer::at(0);
+    let provider = Clocked {
+        timer: Some(&timer),
+        ..Default::default()
+    };
+    // Taking a slot takes 400 ms: a slot asked for 250 ms ahead is 150 ms past when it is ours.
+    let slow = SlowStore {
+        records: MemoryAdmission::default(),
+        timer: &timer,
+        take_ms: 400,
+    };
+    let ocr = AdmittedOcr::new(&provider, slow, &timer, Rules::textract());
+    let job = ocr.start(&op(0), &doc(0), "t").await;
+    assert!(job.is_ok(), "{job:?}");
+    assert_eq!(*provider.ocr.start_calls.lock().unwrap(), 1);
+    // Its call landed within max_late of the slot it was given.
+    let called = provider.starts_at.lock().unwrap()[0];
+    assert!(
+        called >= 400 + 400,
+        "the second slot, asked for 800 ms ahead: {called}"
+    );
+}
