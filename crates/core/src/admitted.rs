@@ -5,9 +5,10 @@
 //!   run's OCR operation id (so a retried start holds the one slot it had), before it asks the
 //!   provider. Every slot held: the pool's run-out leases (crashed holders) are reclaimed, and
 //!   if none was, `Transient.QuotaFull`. The slot is given back when a poll finds the job ended
-//!   (succeeded or failed) or when the start failed in a way that leaves no job (a document the
-//!   provider refuses, a conflict). A start that failed transiently, or whose answer was lost,
-//!   keeps its slot: its job may exist, and its retry comes back to the same slot.
+//!   (succeeded or failed) or when the provider refused the document itself (`Business.*`: no
+//!   job exists). A start that failed otherwise (transiently, a lost answer, a conflict with an
+//!   earlier job of the same token) keeps its slot: its job may exist, and a retry comes back to
+//!   the same slot; a slot no one comes back to is reclaimed after its lease.
 //! - **A call slot before a call.** Each start and each poll takes a slot of its operation's
 //!   pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot further
 //!   away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
@@ -222,13 +223,9 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         }
         match self.inner.start(operation, document, tag).await {
             Ok(job) => Ok(job),
-            // No job can exist: the provider refused the request itself.
-            Err(e)
-                if matches!(
-                    e.family(),
-                    Family::Business | Family::Conflict | Family::Fatal
-                ) =>
-            {
+            // No job can exist: the provider refused the document itself. (A conflict may name
+            // an earlier job of the same token, which keeps the slot.)
+            Err(e) if e.family() == Family::Business => {
                 self.give_back(holder).await?;
                 Err(e)
             }

@@ -198,7 +198,7 @@ async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_not_before() {
 }
 
 #[tokio::test]
-async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_keeps_it() {
+async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_or_a_conflict_keeps_it() {
     let timer = VirtualTimer::at(0);
     let provider = Clocked {
         timer: Some(&timer),
@@ -222,6 +222,12 @@ async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_keeps_it() {
     let transient = ocr.start(&op(2), &doc(2), "t").await.unwrap_err();
     assert_eq!(transient.family(), Family::Transient);
     assert_eq!(ocr.admission().held("textract-jobs"), 2);
+    // A conflict may name an earlier job of the same token: its slot stays.
+    let conflict = Error::ParametersChanged(op(3).to_string());
+    *provider.ocr.fail_starts.lock().unwrap() = vec![conflict];
+    let refused = ocr.start(&op(3), &doc(3), "t").await.unwrap_err();
+    assert_eq!(refused.name(), "Conflict.ParametersChanged");
+    assert_eq!(ocr.admission().held("textract-jobs"), 3);
 }
 
 #[tokio::test]
