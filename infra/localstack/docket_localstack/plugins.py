@@ -144,6 +144,13 @@ def register_cfn_lambda_version():
 
 
 @hooks.on_infra_start()
+def register_cfn_sub_changes():
+    from docket_localstack.cfn_sub_changes import install
+
+    install()
+
+
+@hooks.on_infra_start()
 def register_events_retry():
     from docket_localstack.events_retry import install
 
