@@ -9,29 +9,31 @@ use crate::ids::{OperationId, Tenant};
 use crate::memory::{test_run, FakeOcr, MemoryAdmission, VirtualTimer};
 use crate::ocr::OcrDocument;
 
-/// The scripted provider, with the virtual instant of every call it saw.
+/// The scripted provider and the virtual clock, with the instant of every call it saw.
 #[derive(Debug, Default)]
-struct Clocked<'a> {
+struct Clocked {
     ocr: FakeOcr,
-    timer: Option<&'a VirtualTimer>,
+    timer: VirtualTimer,
     starts_at: Mutex<Vec<i64>>,
     polls_at: Mutex<Vec<i64>>,
 }
 
-impl Ocr for &Clocked<'_> {
+/// A provider whose clock starts at `now_ms`.
+fn clocked(now_ms: i64) -> Clocked {
+    Clocked {
+        timer: VirtualTimer::at(now_ms),
+        ..Default::default()
+    }
+}
+
+impl Ocr for &Clocked {
     async fn start(&self, op: &OperationId, doc: &ObjectRef, tag: &str) -> Result<String, Error> {
-        self.starts_at
-            .lock()
-            .unwrap()
-            .push(self.timer.unwrap().now_ms());
+        self.starts_at.lock().unwrap().push(self.timer.now_ms());
         self.ocr.start(op, doc, tag).await
     }
 
     async fn poll(&self, op: &OperationId, job: &str) -> Result<OcrPoll, Error> {
-        self.polls_at
-            .lock()
-            .unwrap()
-            .push(self.timer.unwrap().now_ms());
+        self.polls_at.lock().unwrap().push(self.timer.now_ms());
         self.ocr.poll(op, job).await
     }
 
@@ -71,24 +73,21 @@ fn busiest_second(at: &[i64]) -> usize {
         .unwrap_or(0)
 }
 
-async fn admitted<'a>(
-    provider: &'a Clocked<'a>,
-    timer: &'a VirtualTimer,
+/// `provider` admitted on its own clock under the quotas `q`, recorded.
+async fn admitted(
+    provider: &Clocked,
     q: Quotas,
-) -> AdmittedOcr<&'a Clocked<'a>, MemoryAdmission, &'a VirtualTimer> {
+) -> AdmittedOcr<&Clocked, MemoryAdmission, &VirtualTimer> {
     let admission = MemoryAdmission::default();
     admission.set_quotas("textract", &q).await.unwrap();
-    AdmittedOcr::new(provider, admission, timer, Rules::textract())
+    AdmittedOcr::new(provider, admission, &provider.timer, Rules::textract())
 }
 
 #[tokio::test]
 async fn starts_at_once_reach_the_provider_within_its_calls_a_second() {
-    let timer = VirtualTimer::at(1_000_000);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
-    let ocr = admitted(&provider, &timer, quotas(5, 25, 600)).await;
+    let provider = clocked(1_000_000);
+    let timer = &provider.timer;
+    let ocr = admitted(&provider, quotas(5, 25, 600)).await;
     let (mut started, mut refused) = (0, 0);
     for n in 0..40 {
         // Everyone arrives at the same instant; those beyond the horizon come back later.
@@ -117,12 +116,9 @@ async fn starts_at_once_reach_the_provider_within_its_calls_a_second() {
 
 #[tokio::test]
 async fn a_start_beyond_the_horizon_asks_the_provider_nothing_and_keeps_its_job_slot() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
-    let ocr = admitted(&provider, &timer, quotas(1, 25, 600)).await;
+    let provider = clocked(0);
+    let timer = &provider.timer;
+    let ocr = admitted(&provider, quotas(1, 25, 600)).await;
     // One a second with 50 ms lateness is a slot every 1,050 ms: five within the 5 s horizon
     // (at 0, 1.05, 2.1, 3.15 and 4.2 s) for callers all arriving at 0.
     let mut answers = Vec::new();
@@ -143,11 +139,7 @@ async fn a_start_beyond_the_horizon_asks_the_provider_nothing_and_keeps_its_job_
 
 #[tokio::test]
 async fn jobs_beyond_the_limit_wait_for_one_to_end() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
+    let provider = clocked(0);
     for n in 0..3 {
         let result = OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99));
         provider
@@ -157,7 +149,7 @@ async fn jobs_beyond_the_limit_wait_for_one_to_end() {
             .unwrap()
             .insert(doc(n).key, result);
     }
-    let ocr = admitted(&provider, &timer, quotas(15, 25, 2)).await;
+    let ocr = admitted(&provider, quotas(15, 25, 2)).await;
     let a = ocr.start(&op(0), &doc(0), "t").await.unwrap();
     ocr.start(&op(1), &doc(1), "t").await.unwrap();
     let full = ocr.start(&op(2), &doc(2), "t").await.unwrap_err();
@@ -180,12 +172,9 @@ async fn jobs_beyond_the_limit_wait_for_one_to_end() {
 
 #[tokio::test]
 async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_not_before() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
-    let ocr = admitted(&provider, &timer, quotas(15, 25, 1)).await;
+    let provider = clocked(0);
+    let timer = &provider.timer;
+    let ocr = admitted(&provider, quotas(15, 25, 1)).await;
     ocr.start(&op(0), &doc(0), "t").await.unwrap(); // its run never polls again
     timer.advance(1_700_000);
     assert_eq!(
@@ -199,12 +188,8 @@ async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_not_before() {
 
 #[tokio::test]
 async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_or_a_conflict_keeps_it() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
-    let ocr = admitted(&provider, &timer, quotas(15, 25, 5)).await;
+    let provider = clocked(0);
+    let ocr = admitted(&provider, quotas(15, 25, 5)).await;
     *provider.ocr.fail_starts.lock().unwrap() = vec![Error::OcrFailed("bad".into())];
     let refused = ocr.start(&op(0), &doc(0), "t").await.unwrap_err();
     assert_eq!(refused.name(), "Business.OcrFailed");
@@ -232,16 +217,13 @@ async fn a_refused_document_gives_its_slot_back_and_a_lost_answer_or_a_conflict_
 
 #[tokio::test]
 async fn a_poll_without_a_free_call_slot_answers_in_progress_without_asking() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
+    let provider = clocked(0);
+    let timer = &provider.timer;
     provider.ocr.results.lock().unwrap().insert(
         doc(0).key,
         OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99)),
     );
-    let ocr = admitted(&provider, &timer, quotas(15, 1, 5)).await;
+    let ocr = admitted(&provider, quotas(15, 1, 5)).await;
     let job = ocr.start(&op(0), &doc(0), "t").await.unwrap();
     let mut answers = Vec::new();
     for _ in 0..8 {
@@ -259,15 +241,12 @@ async fn a_poll_without_a_free_call_slot_answers_in_progress_without_asking() {
 
 #[tokio::test]
 async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_error() {
-    let timer = VirtualTimer::at(0);
+    let provider = clocked(0);
+    let timer = &provider.timer;
     timer
         .oversleep_ms
         .store(60, std::sync::atomic::Ordering::SeqCst); // beyond max_late 50
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
-    let ocr = admitted(&provider, &timer, quotas(15, 25, 5)).await;
+    let ocr = admitted(&provider, quotas(15, 25, 5)).await;
     let waking_late = ocr.start(&op(0), &doc(0), "t").await.unwrap_err();
     assert_eq!(waking_late.name(), "Transient.QuotaFull");
     assert!(
@@ -289,11 +268,8 @@ async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_e
 
 #[tokio::test]
 async fn without_recorded_quotas_the_providers_defaults_apply_and_a_zero_is_refused() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
+    let provider = clocked(0);
+    let timer = &provider.timer;
     let ocr = AdmittedOcr::new(
         &provider,
         MemoryAdmission::default(),
@@ -349,18 +325,15 @@ impl Admission for SlowStore<'_> {
 
 #[tokio::test]
 async fn a_slot_store_slower_than_the_lead_makes_the_caller_ask_further_ahead() {
-    let timer = VirtualTimer::at(0);
-    let provider = Clocked {
-        timer: Some(&timer),
-        ..Default::default()
-    };
+    let provider = clocked(0);
+    let timer = &provider.timer;
     // Taking a slot takes 400 ms: a slot asked for 250 ms ahead is 150 ms past when it is ours.
     let slow = SlowStore {
         records: MemoryAdmission::default(),
-        timer: &timer,
+        timer,
         take_ms: 400,
     };
-    let ocr = AdmittedOcr::new(&provider, slow, &timer, Rules::textract());
+    let ocr = AdmittedOcr::new(&provider, slow, timer, Rules::textract());
     let job = ocr.start(&op(0), &doc(0), "t").await;
     assert!(job.is_ok(), "{job:?}");
     assert_eq!(*provider.ocr.start_calls.lock().unwrap(), 1);
