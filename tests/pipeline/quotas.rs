@@ -4,6 +4,7 @@
 //! runs more jobs than its limit. Without docket's record (admission pacing at AWS's defaults)
 //! the same drop is refused by the provider, which is what this test would then report.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::admission::DynamoAdmission;
 use docket_core::admission::{Quotas, START_TEXT_DETECTION};
 use docket_core::admitted::Rules;
@@ -27,6 +28,26 @@ fn region() -> String {
 /// What our local Textract saw in `region`, under `path`.
 fn seen<'a>(view: &'a Value, region: &str, path: &[&str]) -> &'a Value {
     path.iter().fold(&view["seen"][region], |v, p| &v[*p])
+}
+
+/// Waits (bounded) until the local Textract runs no job in the stack's region.
+async fn no_job_running() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    loop {
+        let view = util::textract_quotas(Method::GET, &Value::Null).await;
+        if seen(&view, &region(), &["jobsRunning"])
+            .as_u64()
+            .unwrap_or(0)
+            == 0
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "jobs still running: {view}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
 }
 
 /// Lowers (or restores) the provider's quotas in the stack's region and docket's record.
@@ -54,12 +75,15 @@ async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
     lowered.max_jobs = MAX_JOBS;
 
     set_both(&admission, &lowered, STARTS_PER_SECOND, MAX_JOBS).await;
+    // Recording quotas switches admission on. A job another test's run started before that
+    // passed straight through and is not in the pool: count from when none runs.
+    no_job_running().await;
     util::textract_quotas(Method::DELETE, &Value::Null).await; // count from here
     let outcome = tokio::spawn(drop_at_once(stack)).await;
 
     // Restore both, whatever happened, then report.
     let defaults = Quotas::textract_defaults();
-    let restored = recorded.unwrap_or_else(|| defaults.clone());
+    let restored = recorded.clone().unwrap_or_else(|| defaults.clone());
     let stack = Stack::load().await;
     let admission = DynamoAdmission::new(stack.dynamodb.clone(), stack.out("AdmissionTable"));
     let aws = |op: &str| defaults.tps[op];
@@ -70,6 +94,19 @@ async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
         defaults.max_jobs,
     )
     .await;
+    if recorded.is_none() {
+        // None were recorded: admission goes back off for the tests after this one.
+        stack
+            .dynamodb
+            .delete_item()
+            .table_name(stack.out("AdmissionTable"))
+            .key("pk", AttributeValue::S(format!("quotas#{provider}")))
+            .key("sk", AttributeValue::S("current".into()))
+            .send()
+            .await
+            .expect("delete the quotas recorded for the test");
+        assert_eq!(admission.quotas(provider).await.unwrap(), None);
+    }
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic.into_panic());
     }

@@ -17,9 +17,14 @@
 //!   ahead once the conditional write that takes it returns; a caller that woke later than
 //!   `max_late` after its slot takes another, asked for twice as far ahead as taking the last
 //!   one took (three times, then as if busy).
-//! - **The quotas are data**: those an operator recorded (`docket ops quotas`), else the
-//!   provider's defaults ([`Quotas::textract_defaults`]), read at each call, so a raised quota
-//!   takes effect without a deploy.
+//! - **The quotas are data**: those an operator recorded (`docket ops quotas`, which starts
+//!   from the provider's defaults, [`Quotas::textract_defaults`]), read at each call, so a
+//!   raised quota takes effect without a deploy. **With none recorded, admission is off** and
+//!   every call passes straight through: a burst of a hundred starts on the one pacer item costs
+//!   on the order of n² conditional writes (each loser reads and tries again), which under
+//!   DynamoDB throttling kept starts past the function's timeout (the mixed-fault soak: 22 of
+//!   100 runs failed at StartOcr with `Sandbox.Timedout`). It is on by default once the pacer
+//!   takes a slot in one write (issue 13).
 //!
 //! What it does not bound: a poll of a long document pages through the result (one call per
 //! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait,
@@ -126,10 +131,10 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
         &self.admission
     }
 
-    /// The quotas in force: recorded, else the defaults.
-    pub async fn quotas(&self) -> Result<Quotas, Error> {
-        let recorded = self.admission.quotas(self.rules.provider).await?;
-        Ok(recorded.unwrap_or_else(Quotas::textract_defaults))
+    /// The quotas in force: those recorded; `None` (admission off, every call passes
+    /// straight through) when none are.
+    pub async fn quotas(&self) -> Result<Option<Quotas>, Error> {
+        self.admission.quotas(self.rules.provider).await
     }
 
     /// Takes a job slot for `holder`, reclaiming crashed holders' slots when all are held.
@@ -205,7 +210,9 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         document: &ObjectRef,
         tag: &str,
     ) -> Result<String, Error> {
-        let quotas = self.quotas().await?;
+        let Some(quotas) = self.quotas().await? else {
+            return self.inner.start(operation, document, tag).await;
+        };
         let holder = operation.as_str();
         self.job_slot(holder, &quotas).await?;
         let pacer = self.rules.pacer(self.rules.start);
@@ -234,7 +241,9 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
     }
 
     async fn poll(&self, operation: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
-        let quotas = self.quotas().await?;
+        let Some(quotas) = self.quotas().await? else {
+            return self.inner.poll(operation, job_id).await;
+        };
         // No turn now: not known to be done; the workflow polls again.
         if self.turn(self.rules.get, &quotas).await? != Turn::Ours {
             return Ok(OcrPoll::InProgress);

@@ -1,8 +1,9 @@
 //! `docket ops quotas`: the Textract quotas OCR admission keeps to (`docket_core::admitted`),
 //! and the job slots held now. With `--tps OPERATION=N` or `--max-jobs N` it records new ones
 //! (after AWS raised a quota in Service Quotas, or to leave room for another user of the
-//! account); every later OCR call keeps to them, with no deploy. Without a record, AWS's
-//! us-east-1 defaults apply.
+//! account); every later OCR call keeps to them, with no deploy. Recording switches admission
+//! on (a first record starts from AWS's us-east-1 defaults); with none recorded it is off and
+//! OCR calls Textract straight away (see `docket_core::admitted`).
 
 use anyhow::{bail, Context};
 use docket_aws::admission::DynamoAdmission;
@@ -54,11 +55,12 @@ pub async fn quotas(
     let source = match (changing, recorded.is_some()) {
         (true, _) => "recorded now",
         (false, true) => "recorded",
-        (false, false) => "AWS defaults (none recorded)",
+        (false, false) => "none recorded: admission off; shown: AWS's us-east-1 defaults",
     };
     let value = json!({
         "provider": rules.provider,
         "source": source,
+        "admission": changing || recorded.is_some(),
         "quotas": quotas,
         "jobsHeld": held,
     });

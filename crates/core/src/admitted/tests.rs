@@ -267,7 +267,7 @@ async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_e
 }
 
 #[tokio::test]
-async fn without_recorded_quotas_the_providers_defaults_apply_and_a_zero_is_refused() {
+async fn without_recorded_quotas_admission_is_off_and_a_zero_is_refused() {
     let provider = clocked(0);
     let timer = &provider.timer;
     let ocr = AdmittedOcr::new(
@@ -276,7 +276,13 @@ async fn without_recorded_quotas_the_providers_defaults_apply_and_a_zero_is_refu
         &timer,
         Rules::textract(),
     );
-    assert_eq!(ocr.quotas().await.unwrap(), Quotas::textract_defaults());
+    assert_eq!(ocr.quotas().await.unwrap(), None);
+    // Admission is off: the calls pass straight through, no job slot is taken.
+    for n in 0..30 {
+        ocr.start(&op(n), &doc(n), "t").await.unwrap();
+    }
+    assert_eq!(ocr.admission().held("textract-jobs"), 0);
+    assert_eq!(provider.starts_at.lock().unwrap().len(), 30);
     let zero = quotas(0, 25, 5);
     let refused = ocr.admission().set_quotas("textract", &zero).await;
     assert_eq!(refused.unwrap_err().name(), "Fatal.BadInput");
@@ -333,6 +339,11 @@ async fn a_slot_store_slower_than_the_lead_makes_the_caller_ask_further_ahead() 
         timer,
         take_ms: 400,
     };
+    let recorded = Quotas::textract_defaults();
+    slow.records
+        .set_quotas("textract", &recorded)
+        .await
+        .unwrap();
     let ocr = AdmittedOcr::new(&provider, slow, timer, Rules::textract());
     let job = ocr.start(&op(0), &doc(0), "t").await;
     assert!(job.is_ok(), "{job:?}");
