@@ -81,34 +81,85 @@ async fn pool_items(client: &Client, table: &str, pool: &str) -> (i64, BTreeSet<
     (held, holders)
 }
 
-#[tokio::test]
-async fn callers_at_once_each_get_a_slot_of_their_own_spaced_by_the_pace() {
-    let (admission, _client, _table) = fixture().await;
-    let pace = Pace::for_quota(25, 50, 60_000);
+/// `n` callers at once, each taking a slot of `pacer` at `now_ms`.
+async fn burst(admission: &Arc<DynamoAdmission>, pace: Pace, n: usize, now_ms: i64) -> Vec<i64> {
     let mut calls = tokio::task::JoinSet::new();
-    for _ in 0..30 {
+    for _ in 0..n {
         let admission = admission.clone();
         calls.spawn(async move {
             admission
-                .take_slot("DetectDocumentText", &pace, NOW * 1000)
+                .take_slot("DetectDocumentText", &pace, now_ms)
                 .await
         });
     }
-    let mut slots: Vec<i64> = calls
+    calls
         .join_all()
         .await
         .into_iter()
         .map(|taken| match taken.expect("a slot") {
-            Taken::Slot { at_ms, .. } => at_ms,
+            Taken::Slot { at_ms } => at_ms,
             busy => panic!("busy within the horizon: {busy:?}"),
         })
-        .collect();
+        .collect()
+}
+
+/// The requests of `operation` on `table` that crossed the wire.
+async fn on_table(operation: &str, table: &str) -> usize {
+    let subject = docket_core::ids::sha256_hex(table.as_bytes());
+    util::wire_requests("dynamodb", operation, &subject)
+        .await
+        .len()
+}
+
+#[tokio::test]
+async fn callers_at_once_each_get_a_slot_of_their_own_spaced_by_the_pace_in_one_write() {
+    let (admission, _client, table) = fixture().await;
+    let pace = Pace::for_quota(25, 50, 50, 60_000);
+    // An idle pacer: the first guess (advance) finds no item, one restart wins, and the
+    // others advance after it. At most three writes each, no read.
+    let mut slots = burst(&admission, pace, 40, NOW * 1000).await;
+    let idle_writes = on_table("UpdateItem", &table).await;
+    assert!(
+        (40..=3 * 40).contains(&idle_writes),
+        "{idle_writes} writes for 40 slots of an idle pacer"
+    );
+    // A busy pacer (its next slot ahead, within the horizon): one write a slot, no read.
+    slots.extend(burst(&admission, pace, 60, NOW * 1000).await);
+    let busy_writes = on_table("UpdateItem", &table).await - idle_writes;
+    assert_eq!(busy_writes, 60, "one write a slot when the pacer is busy");
+    assert_eq!(on_table("GetItem", &table).await, 0, "no reads");
+
     slots.sort_unstable();
-    assert_eq!(slots.len(), 30);
+    assert_eq!(slots.len(), 100);
     assert_eq!(slots[0], NOW * 1000, "the idle pacer's first slot is now");
     for pair in slots.windows(2) {
         assert_eq!(pair[1] - pair[0], pace.interval_ms, "slots {pair:?}");
     }
+}
+
+#[tokio::test]
+async fn past_the_horizon_a_caller_is_busy_and_writes_nothing_more() {
+    let (admission, _client, table) = fixture().await;
+    // A horizon of two slots: the third caller at the same instant is told to come back.
+    let pace = Pace::for_quota(25, 50, 50, 100);
+    let first = burst(&admission, pace, 3, NOW * 1000).await;
+    assert_eq!(first.len(), 3);
+    let writes = on_table("UpdateItem", &table).await;
+    let busy = admission
+        .take_slot("DetectDocumentText", &pace, NOW * 1000)
+        .await
+        .expect("an answer");
+    assert_eq!(
+        busy,
+        Taken::Busy {
+            retry_at_ms: NOW * 1000 + 3 * pace.interval_ms - 100
+        }
+    );
+    assert_eq!(
+        on_table("UpdateItem", &table).await - writes,
+        1,
+        "one refused advance, then no write"
+    );
 }
 
 #[tokio::test]

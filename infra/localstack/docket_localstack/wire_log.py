@@ -7,7 +7,8 @@ request parameter that says what the request acts on (a task token is a secret: 
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
 of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
 ``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
-its ``ClientRequestToken``, the run's OCR operation id). A DynamoDB request also has ``items``:
+its ``ClientRequestToken``, the run's OCR operation id; a DynamoDB single-item read or write by
+its ``TableName``). A DynamoDB request also has ``items``:
 how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
 length for a transaction or batch), which the cost model turns into capacity units.
 ``GET /_docket/requests?service=&operation=&subject=`` answers
@@ -45,6 +46,10 @@ SUBJECTS = {
     ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
     ("lambda", "Invoke"): "FunctionName",
     ("textract", "StartDocumentTextDetection"): "ClientRequestToken",
+    ("dynamodb", "GetItem"): "TableName",
+    ("dynamodb", "PutItem"): "TableName",
+    ("dynamodb", "UpdateItem"): "TableName",
+    ("dynamodb", "DeleteItem"): "TableName",
 }
 
 

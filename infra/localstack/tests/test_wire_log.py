@@ -30,6 +30,12 @@ class Subjects(unittest.TestCase):
         subject = subject_of("textract", "StartDocumentTextDetection", params)
         self.assertEqual(subject, hashlib.sha256(b"op-1").hexdigest())
 
+    def test_a_dynamodb_single_item_request_is_named_by_its_table(self):
+        for operation in ("GetItem", "PutItem", "UpdateItem", "DeleteItem"):
+            subject = subject_of("dynamodb", operation, {"TableName": "t-1", "Key": {}})
+            self.assertEqual(subject, hashlib.sha256(b"t-1").hexdigest())
+        self.assertIsNone(subject_of("dynamodb", "TransactWriteItems", {"TransactItems": []}))
+
     def test_an_operation_without_a_subject_has_none(self):
         self.assertIsNone(subject_of("s3", "PutObject", {"Key": "a"}))
         self.assertIsNone(subject_of("stepfunctions", "SendTaskFailure", {}))

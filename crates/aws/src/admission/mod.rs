@@ -1,9 +1,12 @@
 //! [`Admission`] on DynamoDB: one table keyed by `pk` and `sk` (both strings).
 //!
-//! - A pacer is one item, `pk = pacer#<name>`, `sk = state`, with `nextMs` and `version`:
-//!   taking a slot reads it (strongly consistent), decides with
-//!   [`docket_core::admission::pacer::take`], and writes it back conditional on the version read
-//!   (`attribute_not_exists(pk)` for the first).
+//! - A pacer is one item, `pk = pacer#<name>`, `sk = state`, with `nextMs`: taking a slot is
+//!   one `UpdateItem` per [`docket_core::admission::pacer::claim`], its condition the claim's
+//!   (advance: `SET nextMs = nextMs + :interval` if `nextMs BETWEEN :now AND :horizon`,
+//!   returning the old `nextMs`, the slot; restart: `SET nextMs = :next` if there is no item
+//!   or `nextMs < :now`). A refusal returns the item (`ALL_OLD`), from which the next claim is
+//!   chosen; no read comes first. A write whose answer was lost may have taken a slot no one
+//!   uses, which only wastes it: the caller claims again.
 //! - A slot pool is a partition `pk = pool#<name>`: the count (`sk = count`, `held`) and one
 //!   lease per holder (`sk = lease#<holder>`, `holder`, `until`). Taking a slot is one
 //!   transaction: put the lease if the holder has none, and write the count conditional on the
@@ -13,20 +16,24 @@
 //! - A provider's quotas (`docket ops quotas`) are one item, `pk = quotas#<provider>`,
 //!   `sk = current`, the [`Quotas`] as JSON in `quotas`; read at each admitted call.
 //!
-//! A write refused because another caller wrote first, or whose answer was lost (the holder
-//! re-reads and finds whether it landed: these writes are idempotent per holder), is decided
-//! again from a fresh read, at most [`MAX_RACES`] times; past that the caller is told to come
-//! back (`Transient.InProgress`).
+//! A pool's write refused because another caller wrote first, or whose answer was lost (the
+//! holder re-reads and finds whether it landed: these writes are idempotent per holder), is
+//! decided again from a fresh read, at most [`MAX_RACES`] times; past that (or past a pacer's
+//! [`MAX_WRITES`]) the caller is told to come back (`Transient.InProgress`).
 
-use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
+};
 use aws_sdk_dynamodb::Client;
-use docket_core::admission::pacer::{take, Pace, PacerState, Taken};
+use docket_core::admission::pacer::{claim, Claim, Pace, Seen, Taken, MAX_WRITES};
 use docket_core::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
 use docket_core::admission::Quotas;
 use docket_core::ports::{Admission, Timer};
 use docket_core::Error;
 
-use crate::errors::classify;
+use crate::errors::{classify, classify_effect};
 use crate::item::{n, put_item, query_all, req_str, s, transact, Item};
 
 /// The system clock, and tokio's sleep (a Lambda's turn is taken in real time).
@@ -91,6 +98,70 @@ impl DynamoAdmission {
             .await
             .map_err(|e| classify(what, e))?;
         Ok(out.item().cloned())
+    }
+
+    /// Sends `claimed` as one conditional `UpdateItem` on pacer `pacer` (module docs): the
+    /// slot taken, or the item as the refusal returned it.
+    async fn claim_slot(&self, pacer: &str, claimed: &Claim) -> Result<Result<i64, Seen>, Error> {
+        let pk = format!("pacer#{pacer}");
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("pk", s(&pk))
+            .key("sk", s("state"))
+            .return_values(ReturnValue::UpdatedOld)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let (update, slot) = match *claimed {
+            Claim::Advance {
+                from_ms,
+                to_ms,
+                interval_ms,
+            } => (
+                update
+                    .update_expression("SET nextMs = nextMs + :interval")
+                    .condition_expression("nextMs BETWEEN :from AND :to")
+                    .expression_attribute_values(":interval", n(interval_ms))
+                    .expression_attribute_values(":from", n(from_ms))
+                    .expression_attribute_values(":to", n(to_ms)),
+                None,
+            ),
+            Claim::Restart { at_ms, interval_ms } => (
+                update
+                    .update_expression("SET nextMs = :next")
+                    .condition_expression("attribute_not_exists(pk) OR nextMs < :at")
+                    .expression_attribute_values(":next", n(at_ms + interval_ms))
+                    .expression_attribute_values(":at", n(at_ms)),
+                Some(at_ms),
+            ),
+        };
+        match update.send().await {
+            Ok(out) => match slot {
+                Some(at_ms) => Ok(Ok(at_ms)),
+                // The advance's slot is the `nextMs` it replaced.
+                None => out
+                    .attributes()
+                    .map(|old| num(old, "nextMs"))
+                    .transpose()?
+                    .map(Ok)
+                    .ok_or_else(|| Error::Internal("an advance returned no old nextMs".into())),
+            },
+            Err(err) => match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(e)) => {
+                    let item = match (e.item(), slot) {
+                        (Some(item), _) => Some(item.clone()),
+                        // A refused advance without the item: there is none.
+                        (None, None) => None,
+                        // A refused restart means there is one: an emulator that ignores
+                        // `ReturnValuesOnConditionCheckFailure`; read it.
+                        (None, Some(_)) => self.get(&pk, "state", "admission read pacer").await?,
+                    };
+                    let next = item.map(|item| num(&item, "nextMs")).transpose()?;
+                    Ok(Err(next.map_or(Seen::Absent, Seen::Next)))
+                }
+                _ => Err(classify_effect("admission take slot", err)),
+            },
+        }
     }
 
     /// The slots of `pool` held now (`docket ops quotas`).
@@ -173,43 +244,23 @@ fn lost(result: Result<bool, Error>) -> Result<bool, Error> {
 
 impl Admission for DynamoAdmission {
     async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
-        let pk = format!("pacer#{pacer}");
-        for _ in 0..MAX_RACES {
-            let read = self
-                .get(&pk, "state", "admission read pacer")
-                .await?
-                .map(|item| -> Result<PacerState, Error> {
-                    Ok(PacerState {
-                        next_ms: num(&item, "nextMs")?,
-                        version: num(&item, "version")? as u64,
-                    })
-                })
-                .transpose()?;
-            let taken = take(read.as_ref(), pace, now_ms);
-            let Taken::Slot { state, .. } = taken else {
-                return Ok(taken);
+        let mut seen = Seen::Unknown;
+        for _ in 0..MAX_WRITES {
+            let claimed = match claim(seen, pace, now_ms) {
+                Ok(claimed) => claimed,
+                Err(busy) => return Ok(busy),
             };
-            let put = Put::builder()
-                .table_name(&self.table)
-                .item("pk", s(&pk))
-                .item("sk", s("state"))
-                .item("nextMs", n(state.next_ms))
-                .item("version", n(state.version));
-            let put = match read {
-                None => put.condition_expression("attribute_not_exists(pk)"),
-                Some(old) => put
-                    .condition_expression("version = :read")
-                    .expression_attribute_values(":read", n(old.version)),
-            };
-            let put = put.build().expect("table, item");
-            let written = put_item(&self.client, put, "admission take slot")
-                .await
-                .map(|r| r.is_ok());
-            if lost(written)? {
-                return Ok(taken);
+            match self.claim_slot(pacer, &claimed).await {
+                Ok(Ok(at_ms)) => return Ok(Taken::Slot { at_ms }),
+                Ok(Err(now_seen)) => seen = now_seen,
+                // Lost: a slot may have been taken and is wasted; claim again.
+                Err(Error::OutcomeUnknown(_)) => seen = Seen::Unknown,
+                Err(e) => return Err(e),
             }
         }
-        Err(too_many_races("admission take slot"))
+        Err(Error::InProgress(format!(
+            "admission take slot: {MAX_WRITES} writes took no slot; come back"
+        )))
     }
 
     async fn acquire(

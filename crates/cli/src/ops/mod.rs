@@ -65,16 +65,9 @@ pub enum Command {
         resubmit: bool,
     },
     /// Show the Textract quotas OCR admission keeps to (recorded, or AWS's us-east-1 defaults)
-    /// and the job slots held now; with --tps or --max-jobs, record new ones (no deploy needed).
-    Quotas {
-        /// Calls a second for one Textract operation (repeatable), e.g.
-        /// --tps StartDocumentTextDetection=30.
-        #[arg(long, value_name = "OPERATION=N")]
-        tps: Vec<String>,
-        /// Asynchronous jobs that may run at once.
-        #[arg(long)]
-        max_jobs: Option<u32>,
-    },
+    /// and the job slots held now; with --tps, --max-jobs or --arrival-jitter-ms, record new
+    /// ones (no deploy needed).
+    Quotas(quotas::Change),
 }
 
 pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
@@ -92,6 +85,6 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
         Command::Sweep { since, resubmit } => {
             sweep::sweep(stack, since.as_deref(), resubmit, output).await
         }
-        Command::Quotas { tps, max_jobs } => quotas::quotas(stack, &tps, max_jobs, output).await,
+        Command::Quotas(change) => quotas::quotas(stack, &change, output).await,
     }
 }

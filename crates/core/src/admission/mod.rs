@@ -34,6 +34,22 @@ pub struct Quotas {
     pub tps: BTreeMap<String, u32>,
     /// Asynchronous jobs that may exist at once.
     pub max_jobs: u32,
+    /// Not a quota of the provider's but of the path to it: how much longer one call may take
+    /// to reach the provider's clock than another (ms). Call slots are spaced for it
+    /// ([`pacer::Pace::for_quota`]), so a call held up on the way does not land in the next
+    /// call's second. Absent from a record: [`DEFAULT_ARRIVAL_JITTER_MS`].
+    #[serde(default = "default_arrival_jitter_ms")]
+    pub arrival_jitter_ms: u32,
+}
+
+/// The arrival jitter assumed from a Lambda function to a regional AWS endpoint (ms): calls
+/// within one region take milliseconds to tens of milliseconds, so 50 covers all but a rare
+/// outlier, whose refusal (`ProvisionedThroughputExceededException`) is retried as
+/// `Transient.Dependency`.
+pub const DEFAULT_ARRIVAL_JITTER_MS: u32 = 50;
+
+fn default_arrival_jitter_ms() -> u32 {
+    DEFAULT_ARRIVAL_JITTER_MS
 }
 
 /// Textract's operation that starts a text detection job.
@@ -58,6 +74,7 @@ impl Quotas {
             .map(|(op, n)| (op.to_string(), n))
             .collect(),
             max_jobs: 600,
+            arrival_jitter_ms: DEFAULT_ARRIVAL_JITTER_MS,
         }
     }
 

@@ -1,28 +1,43 @@
-//! Start slots for one rate quota. The record holds the next free slot and a version; taking a
-//! slot is a read, [`take`], and a write conditional on the version read (a concurrent taker
-//! makes it fail, and the caller reads again).
-
-use serde::{Deserialize, Serialize};
+//! Start slots for one rate quota, taken in one conditional write each (no read first, no
+//! version: a busy pacer is never raced for).
+//!
+//! The record holds the next free slot, `next`. A caller that needs a slot at or after `now`
+//! sends one of two writes ([`claim`] chooses; [`apply`] is what the store does with it):
+//!
+//! - [`Claim::Advance`]: `next += interval`, on condition that `next` lies in
+//!   `[now, now + horizon]`; the slot is the `next` it held. Concurrent advances never refuse
+//!   each other: each gets the next slot in turn, so a burst costs one write per call.
+//! - [`Claim::Restart`]: `next = now + interval`, on condition that there is no record or its
+//!   `next` has passed (the pacer was idle); the slot is `now`.
+//!
+//! A refused write hands back the record as it is ([`Seen`]), from which the next claim is
+//! chosen: an idle pacer met by several callers costs the losers of the restart one more write;
+//! a `next` past the horizon is [`Taken::Busy`] without a write. Slots are never closer than
+//! `interval`: an advance follows the last slot by it, and a restart comes after a `next` that
+//! already had.
 
 /// How slots are spaced for one quota.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pace {
     /// Milliseconds between two slots.
     pub interval_ms: i64,
-    /// How late after its slot a call may still land (ms); a later caller takes a new slot.
+    /// How late after its slot a call may still be sent (ms); a later caller takes a new slot.
     pub max_late_ms: i64,
     /// How far ahead of now a slot is handed out (ms); past it the caller is told to come back.
     pub horizon_ms: i64,
 }
 
 impl Pace {
-    /// The spacing that keeps any one-second window within `per_second` calls when each call
-    /// lands up to `max_late_ms` after its slot: the calls of a window `(t - 1 s, t]` had their
-    /// slots in `(t - 1 s - max_late, t]`, which holds at most `ceil(span / interval)` slots.
-    pub fn for_quota(per_second: u32, max_late_ms: i64, horizon_ms: i64) -> Pace {
-        let span = 1000 + max_late_ms.max(0);
+    /// The spacing that keeps any one-second window at the provider within `per_second` calls
+    /// when each call is sent up to `max_late_ms` after its slot and takes up to `transit_ms`
+    /// longer to arrive than another: the calls that arrive in a window `(t - 1 s, t]` had their
+    /// slots in `(t - 1 s - max_late - transit, t]`, which holds at most
+    /// `ceil(span / interval)` slots.
+    pub fn for_quota(per_second: u32, max_late_ms: i64, transit_ms: i64, horizon_ms: i64) -> Pace {
+        let span = 1000 + max_late_ms.max(0) + transit_ms.max(0);
+        let per_second = i64::from(per_second.max(1));
         // The smallest whole interval with span / interval <= per_second.
-        let interval_ms = (span + i64::from(per_second.max(1)) - 1) / i64::from(per_second.max(1));
+        let interval_ms = (span + per_second - 1) / per_second;
         Pace {
             interval_ms,
             max_late_ms: max_late_ms.max(0),
@@ -36,26 +51,45 @@ impl Pace {
     }
 }
 
-/// The pacer's record: the next free slot (unix ms) and the version of the record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PacerState {
-    /// The next free slot (unix ms).
-    pub next_ms: i64,
-    /// Counts the writes; each write is conditional on the one it read.
-    pub version: u64,
+/// What a caller knows of the pacer's record before it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Nothing yet (the first write is a guess: an advance, the busy case).
+    Unknown,
+    /// There is no record.
+    Absent,
+    /// The record's next free slot (unix ms), as a refused write handed it back.
+    Next(i64),
 }
 
-/// What [`take`] decided.
+/// The write that takes a slot (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// `next += interval` if `from_ms <= next <= to_ms`; the slot is the old `next`.
+    Advance {
+        /// The earliest `next` that is a slot for this caller (its `now`).
+        from_ms: i64,
+        /// The latest (its `now + horizon`).
+        to_ms: i64,
+        /// The pace's interval.
+        interval_ms: i64,
+    },
+    /// `next = at_ms + interval` if there is no record or `next < at_ms`; the slot is `at_ms`.
+    Restart {
+        /// The slot: the caller's `now`.
+        at_ms: i64,
+        /// The pace's interval.
+        interval_ms: i64,
+    },
+}
+
+/// What taking a slot came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Taken {
-    /// The slot at `at_ms` is the caller's once `state` is written (conditional on the version
-    /// read being `state.version - 1`, or on no record for version 1).
+    /// The slot at `at_ms` is the caller's.
     Slot {
         /// When the caller may call (unix ms).
         at_ms: i64,
-        /// The record to write.
-        state: PacerState,
     },
     /// Every slot within the horizon is taken: come back at `retry_at_ms` (nothing written).
     Busy {
@@ -64,24 +98,53 @@ pub enum Taken {
     },
 }
 
-/// The next free slot at or after `now_ms` under `pace`, given the record read (`None`: none
-/// yet).
-pub fn take(read: Option<&PacerState>, pace: &Pace, now_ms: i64) -> Taken {
-    let (next, version) = read.map_or((now_ms, 0), |s| (s.next_ms, s.version));
-    let at_ms = next.max(now_ms);
-    if at_ms - now_ms > pace.horizon_ms {
-        return Taken::Busy {
-            retry_at_ms: at_ms - pace.horizon_ms,
-        };
-    }
-    Taken::Slot {
-        at_ms,
-        state: PacerState {
-            next_ms: at_ms + pace.interval_ms,
-            version: version + 1,
-        },
+/// The write for a caller at `now_ms` that has `seen` the record so, or [`Taken::Busy`] (no
+/// write) when the record's next slot is past the horizon.
+pub fn claim(seen: Seen, pace: &Pace, now_ms: i64) -> Result<Claim, Taken> {
+    let advance = Claim::Advance {
+        from_ms: now_ms,
+        to_ms: now_ms + pace.horizon_ms,
+        interval_ms: pace.interval_ms,
+    };
+    let restart = Claim::Restart {
+        at_ms: now_ms,
+        interval_ms: pace.interval_ms,
+    };
+    match seen {
+        Seen::Unknown => Ok(advance),
+        Seen::Absent => Ok(restart),
+        Seen::Next(next) if next < now_ms => Ok(restart),
+        Seen::Next(next) if next - now_ms > pace.horizon_ms => Err(Taken::Busy {
+            retry_at_ms: next - pace.horizon_ms,
+        }),
+        Seen::Next(_) => Ok(advance),
     }
 }
+
+/// What the store does with `claim` when the record holds `next` (`None`: no record): the slot
+/// taken and the record's new `next`, or, when the condition fails, the record as it is. The
+/// adapters write these same conditions ([`crate::memory`] by calling this).
+pub fn apply(claim: &Claim, next: Option<i64>) -> Result<(i64, i64), Seen> {
+    match (*claim, next) {
+        (
+            Claim::Advance {
+                from_ms,
+                to_ms,
+                interval_ms,
+            },
+            Some(next),
+        ) if (from_ms..=to_ms).contains(&next) => Ok((next, next + interval_ms)),
+        (Claim::Restart { at_ms, interval_ms }, next) if next.is_none_or(|n| n < at_ms) => {
+            Ok((at_ms, at_ms + interval_ms))
+        }
+        (_, next) => Err(next.map_or(Seen::Absent, Seen::Next)),
+    }
+}
+
+/// How many writes a caller sends before it is told to come back: an advance, a restart lost
+/// to another caller's, and the advance after it take three; more means the clock moved under
+/// the caller (`now` passed `next` between two writes) again and again.
+pub const MAX_WRITES: usize = 5;
 
 /// Whether a caller at `now_ms` may still call in the slot at `slot_ms`: not before it, and not
 /// later than the pace allows (a later caller takes a new slot).
@@ -90,88 +153,4 @@ pub fn usable(slot_ms: i64, now_ms: i64, pace: &Pace) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_interval_keeps_late_calls_within_the_quota_whatever_their_lateness() {
-        assert_eq!(Pace::for_quota(25, 50, 5000).interval_ms, 42); // 1050 / 25 = 42
-        assert_eq!(Pace::for_quota(15, 50, 5000).interval_ms, 70);
-        assert_eq!(Pace::for_quota(25, 0, 5000).interval_ms, 40);
-        for (quota, late) in [(25, 50), (15, 50), (25, 100), (7, 20), (1, 0)] {
-            let pace = Pace::for_quota(quota, late, 600_000);
-            let mut state = None;
-            let mut slots = Vec::new();
-            for _ in 0..500 {
-                let Taken::Slot { at_ms, state: s } = take(state.as_ref(), &pace, 0) else {
-                    panic!("busy within the horizon");
-                };
-                state = Some(s);
-                slots.push(at_ms);
-            }
-            // A call lands anywhere in [slot, slot + max_late]; AWS counts the calls landed in
-            // (t - 1 s, t]. The most that can land in one such window are the slots in
-            // (t - 1 s - max_late, t]: at every t, no more than the quota.
-            let last = *slots.last().unwrap();
-            for t in 0..=last + 1000 + late {
-                let can_land = slots
-                    .iter()
-                    .filter(|&&s| s > t - 1000 - late && s <= t)
-                    .count();
-                assert!(
-                    can_land <= quota as usize,
-                    "quota {quota}, late {late}, t {t}"
-                );
-            }
-            // And the pace uses the quota: some window holds that many.
-            let most = (0..=last)
-                .map(|t| slots.iter().filter(|&&s| s > t - 1000 && s <= t).count())
-                .max();
-            assert!(most >= Some(quota as usize * 1000 / (1000 + late as usize)));
-        }
-    }
-
-    #[test]
-    fn slots_follow_each_other_or_start_now_when_the_pacer_is_idle() {
-        let pace = Pace::for_quota(25, 50, 5000);
-        let Taken::Slot { at_ms, state } = take(None, &pace, 1_000) else {
-            panic!()
-        };
-        assert_eq!((at_ms, state.next_ms, state.version), (1_000, 1_042, 1));
-        let Taken::Slot { at_ms, state } = take(Some(&state), &pace, 1_010) else {
-            panic!()
-        };
-        assert_eq!((at_ms, state.version), (1_042, 2));
-        // Idle for a while: the next slot is now, not in the past.
-        let Taken::Slot { at_ms, .. } = take(Some(&state), &pace, 9_000) else {
-            panic!()
-        };
-        assert_eq!(at_ms, 9_000);
-    }
-
-    #[test]
-    fn past_the_horizon_the_caller_is_told_when_to_come_back_and_nothing_is_taken() {
-        let pace = Pace::for_quota(25, 50, 2_000);
-        let state = PacerState {
-            next_ms: 10_000,
-            version: 7,
-        };
-        assert_eq!(
-            take(Some(&state), &pace, 7_000),
-            Taken::Busy { retry_at_ms: 8_000 }
-        );
-        assert!(matches!(
-            take(Some(&state), &pace, 8_000),
-            Taken::Slot { at_ms: 10_000, .. }
-        ));
-    }
-
-    #[test]
-    fn a_slot_is_usable_from_its_time_to_max_late_after() {
-        let pace = Pace::for_quota(25, 50, 2_000);
-        assert!(!usable(1_000, 999, &pace));
-        assert!(usable(1_000, 1_000, &pace));
-        assert!(usable(1_000, 1_050, &pace));
-        assert!(!usable(1_000, 1_051, &pace));
-    }
-}
+mod tests;

@@ -5,6 +5,7 @@
 use std::sync::Mutex;
 
 use super::*;
+use crate::admission::DEFAULT_ARRIVAL_JITTER_MS;
 use crate::ids::{OperationId, Tenant};
 use crate::memory::{test_run, FakeOcr, MemoryAdmission, VirtualTimer};
 use crate::ocr::OcrDocument;
@@ -62,6 +63,7 @@ fn quotas(starts: u32, gets: u32, jobs: u32) -> Quotas {
             .map(|(o, n)| (o.to_string(), n))
             .collect(),
         max_jobs: jobs,
+        arrival_jitter_ms: DEFAULT_ARRIVAL_JITTER_MS,
     }
 }
 
@@ -104,8 +106,9 @@ async fn starts_at_once_reach_the_provider_within_its_calls_a_second() {
         started,
         "the provider saw every admitted start, and only those"
     );
-    // 5 a second with 50 ms lateness is a slot every 210 ms: 24 within the 5 s horizon.
-    assert_eq!(started, 24);
+    // 5 a second with 50 ms lateness and 50 ms arrival jitter is a slot every 220 ms: 23
+    // within the 5 s horizon.
+    assert_eq!(started, 23);
     assert!(refused > 0, "the rest were told to come back");
     assert!(
         busiest_second(&at) <= 5,
@@ -119,8 +122,8 @@ async fn a_start_beyond_the_horizon_asks_the_provider_nothing_and_keeps_its_job_
     let provider = clocked(0);
     let timer = &provider.timer;
     let ocr = admitted(&provider, quotas(1, 25, 600)).await;
-    // One a second with 50 ms lateness is a slot every 1,050 ms: five within the 5 s horizon
-    // (at 0, 1.05, 2.1, 3.15 and 4.2 s) for callers all arriving at 0.
+    // One a second with 50 ms lateness and 50 ms jitter is a slot every 1,100 ms: five within
+    // the 5 s horizon (at 0, 1.1, 2.2, 3.3 and 4.4 s) for callers all arriving at 0.
     let mut answers = Vec::new();
     for n in 0..6 {
         timer.set(0);

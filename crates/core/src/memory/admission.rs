@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 
-use crate::admission::pacer::{take, Pace, PacerState, Taken};
+use crate::admission::pacer::{apply, claim, Pace, Seen, Taken};
 use crate::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
 use crate::admission::Quotas;
 use crate::ports::{Admission, Timer};
@@ -32,7 +32,7 @@ impl Pool {
 /// Pacers and slot pools in memory.
 #[derive(Debug, Default)]
 pub struct MemoryAdmission {
-    pacers: Mutex<BTreeMap<String, PacerState>>,
+    pacers: Mutex<BTreeMap<String, i64>>,
     pools: Mutex<BTreeMap<String, Pool>>,
     quotas: Mutex<BTreeMap<String, Quotas>>,
 }
@@ -46,12 +46,16 @@ impl MemoryAdmission {
 
 impl Admission for MemoryAdmission {
     async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
+        // Under the lock the record is known, so the first claim is the right one.
         let mut pacers = self.pacers.lock().unwrap();
-        let taken = take(pacers.get(pacer), pace, now_ms);
-        if let Taken::Slot { state, .. } = taken {
-            pacers.insert(pacer.to_string(), state);
-        }
-        Ok(taken)
+        let next = pacers.get(pacer).copied();
+        let claimed = match claim(next.map_or(Seen::Absent, Seen::Next), pace, now_ms) {
+            Ok(claimed) => claimed,
+            Err(busy) => return Ok(busy),
+        };
+        let (at_ms, next) = apply(&claimed, next).expect("claimed from the record as it is");
+        pacers.insert(pacer.to_string(), next);
+        Ok(Taken::Slot { at_ms })
     }
 
     async fn acquire(

@@ -12,7 +12,9 @@ use crate::Error;
 
 /// Pacers and slot pools, by name (a pacer per Textract operation, a pool per job quota).
 pub trait Admission: Send + Sync {
-    /// Takes the next slot of pacer `pacer` at or after `now_ms` ([`crate::admission::pacer::take`]).
+    /// Takes the next slot of pacer `pacer` at or after `now_ms` in one conditional write
+    /// ([`crate::admission::pacer`]: [`claim`](crate::admission::pacer::claim), and the store
+    /// does as [`apply`](crate::admission::pacer::apply) says).
     fn take_slot(
         &self,
         pacer: &str,
