@@ -139,27 +139,71 @@ async fn callers_at_once_each_get_a_slot_of_their_own_spaced_by_the_pace_in_one_
 
 #[tokio::test]
 async fn past_the_horizon_a_caller_is_busy_and_writes_nothing_more() {
-    let (admission, _client, table) = fixture().await;
+    let (admission, client, table) = fixture().await;
     // A horizon of two slots: the third caller at the same instant is told to come back.
     let pace = Pace::for_quota(25, 50, 50, 100);
     let first = burst(&admission, pace, 3, NOW * 1000).await;
     assert_eq!(first.len(), 3);
+    let busy = Taken::Busy {
+        retry_at_ms: NOW * 1000 + 3 * pace.interval_ms - 100,
+    };
+    // Another process, which has seen nothing: one advance, refused, and no more.
     let writes = on_table("UpdateItem", &table).await;
-    let busy = admission
+    let cold = DynamoAdmission::new(client.clone(), table.to_string());
+    let answer = cold
         .take_slot("DetectDocumentText", &pace, NOW * 1000)
-        .await
-        .expect("an answer");
+        .await;
+    assert_eq!(answer.expect("an answer"), busy);
+    assert_eq!(on_table("UpdateItem", &table).await - writes, 1);
+    // The process that took the slots remembers where it left the pacer: no write at all.
+    let answer = admission
+        .take_slot("DetectDocumentText", &pace, NOW * 1000)
+        .await;
+    assert_eq!(answer.expect("an answer"), busy);
+    assert_eq!(on_table("UpdateItem", &table).await - writes, 1);
+}
+
+#[tokio::test]
+async fn a_warm_caller_writes_once_whether_the_pacer_is_idle_or_busy() {
+    let (admission, client, table) = fixture().await;
+    let pace = Pace::for_quota(25, 50, 50, 5_000);
+    let at = |ms: i64| NOW * 1000 + ms;
+    let take = |now| {
+        let admission = admission.clone();
+        async move { admission.take_slot("DetectDocumentText", &pace, now).await }
+    };
+    // A process that has seen nothing guesses busy: no item, so a second write (the restart).
+    assert_eq!(take(at(0)).await.unwrap(), Taken::Slot { at_ms: at(0) });
+    assert_eq!(on_table("UpdateItem", &table).await, 2);
+    // Idle since: it remembers where it left the pacer, and restarts at once.
     assert_eq!(
-        busy,
-        Taken::Busy {
-            retry_at_ms: NOW * 1000 + 3 * pace.interval_ms - 100
+        take(at(10_000)).await.unwrap(),
+        Taken::Slot { at_ms: at(10_000) }
+    );
+    assert_eq!(on_table("UpdateItem", &table).await, 3);
+    // Busy: it advances at once.
+    let next = at(10_000) + pace.interval_ms;
+    assert_eq!(take(at(10_001)).await.unwrap(), Taken::Slot { at_ms: next });
+    assert_eq!(on_table("UpdateItem", &table).await, 4);
+    // Another process moved the pacer on meanwhile: the remembered value is refused, and the
+    // item the refusal returns gives the slot after it.
+    let other = DynamoAdmission::new(client.clone(), table.to_string());
+    let theirs = other
+        .take_slot("DetectDocumentText", &pace, at(10_002))
+        .await;
+    assert_eq!(
+        theirs.unwrap(),
+        Taken::Slot {
+            at_ms: next + pace.interval_ms
         }
     );
     assert_eq!(
-        on_table("UpdateItem", &table).await - writes,
-        1,
-        "one refused advance, then no write"
+        take(at(10_003)).await.unwrap(),
+        Taken::Slot {
+            at_ms: next + 2 * pace.interval_ms
+        }
     );
+    assert_eq!(on_table("GetItem", &table).await, 0, "no reads");
 }
 
 #[tokio::test]
@@ -168,7 +212,7 @@ async fn a_pool_never_holds_more_slots_than_its_limit_and_gives_them_back_once()
     let mut calls = tokio::task::JoinSet::new();
     for i in 0..24 {
         let admission = admission.clone();
-        // Every holder asks twice (a retry racing its first attempt).
+        // Every holder asks twice (a retry racing its first attempt), all at once.
         for _ in 0..2 {
             let admission = admission.clone();
             calls.spawn(async move {
@@ -192,7 +236,7 @@ async fn a_pool_never_holds_more_slots_than_its_limit_and_gives_them_back_once()
     for holder in holding.iter().take(2) {
         assert!(matches!(
             admission.release("jobs", holder).await.unwrap(),
-            Released::Given { .. }
+            Released::Given
         ));
         assert_eq!(
             admission.release("jobs", holder).await.unwrap(),
@@ -201,6 +245,9 @@ async fn a_pool_never_holds_more_slots_than_its_limit_and_gives_them_back_once()
     }
     let (held, holders) = pool_items(&client, &table, "jobs").await;
     assert_eq!((held, holders.len()), (3, 3));
+    // Taken and given back without reading the count or a lease first: callers at once do not
+    // race on the count item.
+    assert_eq!(on_table("GetItem", &table).await, 0, "no reads");
 }
 
 #[tokio::test]
@@ -245,8 +292,9 @@ async fn a_crashed_holders_slot_is_reclaimed_after_its_lease_and_a_renewed_one_i
             .acquire("jobs", "op-waiting", 2, NOW + 61, 60)
             .await
             .unwrap(),
-        Acquired::Taken { held: 2, .. }
+        Acquired::Taken { .. }
     ));
+    assert_eq!(pool_items(&client, &table, "jobs").await.0, 2);
 }
 
 #[tokio::test]

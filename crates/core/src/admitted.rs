@@ -17,15 +17,14 @@
 //!   ahead once the conditional write that takes it returns; a caller that woke later than
 //!   `max_late` after its slot takes another, asked for twice as far ahead as taking the last
 //!   one took (three times, then as if busy).
-//! - **The quotas are data**: those an operator recorded (`docket ops quotas`, which starts
-//!   from the provider's defaults, [`Quotas::textract_defaults`]), read at each call, so a
-//!   raised quota takes effect without a deploy. **With none recorded, admission is off** and
-//!   every call passes straight through. A call slot costs one conditional write however many
-//!   callers race ([`crate::admission::pacer`]), but a job slot still reads the pool's count
-//!   and writes it conditional on what it read: a hundred starts at once race on that one item
-//!   (the mixed-fault soak with admission on: 1,978 transactions cancelled on their condition,
-//!   806 landed, and 4 of 100 documents final after ten minutes). It is on by default once a job slot, too, is taken
-//!   without a read (issue 13).
+//! - **The quotas are data**: those an operator recorded (`docket ops quotas`), read at each
+//!   call, so a raised quota takes effect without a deploy; with none recorded, the provider's
+//!   defaults ([`Quotas::textract_defaults`]). Admission is always on. Neither record is read
+//!   before it is written, so callers at once never race: a call slot is one conditional write
+//!   ([`crate::admission::pacer`]), a job slot one transaction
+//!   ([`crate::admission::slots`]). (When both were read first, a hundred starts at once raced
+//!   on the pool's count: in the mixed-fault soak 1,978 transactions were cancelled on their
+//!   condition against 806 that landed, and 4 of 100 documents were final after ten minutes.)
 //!
 //! What it does not bound: a poll of a long document pages through the result (one call per
 //! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait,
@@ -45,6 +44,8 @@ use crate::Error;
 pub struct Rules {
     /// The provider whose quotas are read (`textract`).
     pub provider: &'static str,
+    /// Its quotas when none are recorded (AWS's defaults).
+    pub defaults: Quotas,
     /// The operation that starts a job, as the quotas name it.
     pub start: &'static str,
     /// The operation that reads a job, as the quotas name it.
@@ -70,6 +71,7 @@ impl Rules {
     pub fn textract() -> Rules {
         Rules {
             provider: "textract",
+            defaults: Quotas::textract_defaults(),
             start: START_TEXT_DETECTION,
             get: GET_TEXT_DETECTION,
             max_late_ms: 50,
@@ -134,10 +136,10 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
         &self.admission
     }
 
-    /// The quotas in force: those recorded; `None` (admission off, every call passes
-    /// straight through) when none are.
-    pub async fn quotas(&self) -> Result<Option<Quotas>, Error> {
-        self.admission.quotas(self.rules.provider).await
+    /// The quotas in force: those recorded, or the provider's defaults when none are.
+    pub async fn quotas(&self) -> Result<Quotas, Error> {
+        let recorded = self.admission.quotas(self.rules.provider).await?;
+        Ok(recorded.unwrap_or_else(|| self.rules.defaults.clone()))
     }
 
     /// Takes a job slot for `holder`, reclaiming crashed holders' slots when all are held.
@@ -214,9 +216,7 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         document: &ObjectRef,
         tag: &str,
     ) -> Result<String, Error> {
-        let Some(quotas) = self.quotas().await? else {
-            return self.inner.start(operation, document, tag).await;
-        };
+        let quotas = self.quotas().await?;
         let holder = operation.as_str();
         self.job_slot(holder, &quotas).await?;
         let pacer = self.rules.pacer(self.rules.start);
@@ -245,9 +245,7 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
     }
 
     async fn poll(&self, operation: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
-        let Some(quotas) = self.quotas().await? else {
-            return self.inner.poll(operation, job_id).await;
-        };
+        let quotas = self.quotas().await?;
         // No turn now: not known to be done; the workflow polls again.
         if self.turn(self.rules.get, &quotas).await? != Turn::Ours {
             return Ok(OcrPoll::InProgress);

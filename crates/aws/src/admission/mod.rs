@@ -5,21 +5,30 @@
 //!   (advance: `SET nextMs = nextMs + :interval` if `nextMs BETWEEN :now AND :horizon`,
 //!   returning the old `nextMs`, the slot; restart: `SET nextMs = :next` if there is no item
 //!   or `nextMs < :now`). A refusal returns the item (`ALL_OLD`), from which the next claim is
-//!   chosen; no read comes first. A write whose answer was lost may have taken a slot no one
+//!   chosen; no read comes first. The first claim is chosen from the last `nextMs` this process
+//!   saw (it only grows, so that is a lower bound): a warm function that finds the pacer as it
+//!   left it writes once, whether busy or idle. A write whose answer was lost may have taken a slot no one
 //!   uses, which only wastes it: the caller claims again.
 //! - A slot pool is a partition `pk = pool#<name>`: the count (`sk = count`, `held`) and one
 //!   lease per holder (`sk = lease#<holder>`, `holder`, `until`). Taking a slot is one
-//!   transaction: put the lease if the holder has none, and write the count conditional on the
-//!   count read; giving it back deletes the lease conditional on the lease read (a renewed one
-//!   is kept) and writes the count the same way. Reclaiming queries the partition's leases.
+//!   transaction, with no read first: put the lease if the holder has none, and add one to the
+//!   count if it is below the limit. Which condition refused is the decision
+//!   ([`docket_core::admission::slots::acquire`]): the lease, a retry of a holder (its lease is
+//!   renewed); the count, every slot held. Giving back is one transaction too: delete the lease
+//!   if it is there and take one from the count. Reclaiming queries the partition's leases and
+//!   gives back each run-out one conditional on its `until` as read (a renewed one is kept).
 //!
 //! - A provider's quotas (`docket ops quotas`) are one item, `pk = quotas#<provider>`,
 //!   `sk = current`, the [`Quotas`] as JSON in `quotas`; read at each admitted call.
 //!
-//! A pool's write refused because another caller wrote first, or whose answer was lost (the
-//! holder re-reads and finds whether it landed: these writes are idempotent per holder), is
-//! decided again from a fresh read, at most [`MAX_RACES`] times; past that (or past a pacer's
-//! [`MAX_WRITES`]) the caller is told to come back (`Transient.InProgress`).
+//! A pool's write whose answer was lost is sent again (these writes are idempotent per holder:
+//! the second finds the lease), at most [`MAX_RACES`] times; past that (or past a pacer's
+//! [`MAX_WRITES`]) the caller is told to come back (`Transient.InProgress`). A transaction
+//! cancelled for another reason (on AWS, `TransactionConflict` with a concurrent one on the
+//! count) is `Transient.Dependency`, which the step retries with backoff.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
@@ -28,7 +37,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use docket_core::admission::pacer::{claim, Claim, Pace, Seen, Taken, MAX_WRITES};
-use docket_core::admission::slots::{acquire, reclaimable, release, Acquired, Lease, Released};
+use docket_core::admission::slots::{reclaimable, Acquired, Lease, Released};
 use docket_core::admission::Quotas;
 use docket_core::ports::{Admission, Timer};
 use docket_core::Error;
@@ -54,8 +63,8 @@ impl Timer for SystemTimer {
     }
 }
 
-/// How often a write is decided again after losing a race, before the caller is told to come
-/// back.
+/// How often a pool's write whose answer was lost is sent again, before the caller is told to
+/// come back.
 pub const MAX_RACES: usize = 20;
 
 /// Pacers and slot pools in the DynamoDB table `table`.
@@ -63,6 +72,9 @@ pub const MAX_RACES: usize = 20;
 pub struct DynamoAdmission {
     client: Client,
     table: String,
+    /// The last `nextMs` seen of each pacer, by this process (a warm Lambda's): the first claim
+    /// is chosen from it, so a caller that finds the pacer as it was left writes once.
+    seen: Arc<Mutex<HashMap<String, i64>>>,
 }
 
 fn num(item: &Item, name: &str) -> Result<i64, Error> {
@@ -83,6 +95,7 @@ impl DynamoAdmission {
         DynamoAdmission {
             client,
             table: table.into(),
+            seen: Arc::default(),
         }
     }
 
@@ -172,56 +185,90 @@ impl DynamoAdmission {
         Ok(count.map(|c| num(&c, "held")).transpose()?.unwrap_or(0) as u32)
     }
 
-    /// The pool's count and `holder`'s lease, as read now.
-    async fn pool(&self, pool: &str, holder: &str) -> Result<(Option<u32>, Option<Lease>), Error> {
-        let pk = format!("pool#{pool}");
-        let count = self.get(&pk, "count", "admission read count").await?;
-        let held = count
-            .map(|c| num(&c, "held"))
-            .transpose()?
-            .map(|h| h as u32);
-        let lease = self
-            .get(&pk, &format!("lease#{holder}"), "admission read lease")
-            .await?
-            .map(|item| lease_of(&item))
-            .transpose()?;
-        Ok((held, lease))
+    fn lease_key(pool: &str, holder: &str) -> (AttributeValue, AttributeValue) {
+        (s(format!("pool#{pool}")), s(format!("lease#{holder}")))
     }
 
-    /// The count item written as `held`, conditional on the count read (`None`: no item yet).
-    fn count_write(&self, pool: &str, read: Option<u32>, held: u32) -> TransactWriteItem {
-        let put = Put::builder()
-            .table_name(&self.table)
-            .item("pk", s(format!("pool#{pool}")))
-            .item("sk", s("count"))
-            .item("held", n(held));
-        let put = match read {
-            None => put.condition_expression("attribute_not_exists(pk)"),
-            Some(old) => put
-                .condition_expression("held = :old")
-                .expression_attribute_values(":old", n(old)),
-        };
-        TransactWriteItem::builder()
-            .put(put.build().expect("table, item"))
-            .build()
-    }
-
-    /// Gives `lease` back: deletes it if unchanged and writes the count one lower.
-    async fn give_back(&self, pool: &str, lease: &Lease, read: u32) -> Result<bool, Error> {
-        let delete = Delete::builder()
+    /// The count item changed by `delta`, conditional on `condition` (`:limit`/`:zero` bound).
+    fn count_update(
+        &self,
+        pool: &str,
+        delta: i64,
+        condition: &str,
+        limit: u32,
+    ) -> TransactWriteItem {
+        let update = Update::builder()
             .table_name(&self.table)
             .key("pk", s(format!("pool#{pool}")))
-            .key("sk", s(format!("lease#{}", lease.holder)))
-            .condition_expression("#until = :until")
-            .expression_attribute_names("#until", "until")
-            .expression_attribute_values(":until", n(lease.until))
+            .key("sk", s("count"))
+            .update_expression("SET held = if_not_exists(held, :zero) + :delta")
+            .condition_expression(condition)
+            .expression_attribute_values(":zero", n(0))
+            .expression_attribute_values(":delta", n(delta));
+        let update = if condition.contains(":limit") {
+            update.expression_attribute_values(":limit", n(limit))
+        } else {
+            update
+        };
+        TransactWriteItem::builder()
+            .update(update.build().expect("table, key, update"))
             .build()
-            .expect("table, key");
+    }
+
+    /// Gives `holder`'s slot back in one transaction: its lease deleted (if `until` is given,
+    /// only while it still runs out then: a renewed one is kept) and the count one lower.
+    /// `Ok(false)`: there was no such lease.
+    async fn give_back(&self, pool: &str, holder: &str, until: Option<i64>) -> Result<bool, Error> {
+        let (pk, sk) = Self::lease_key(pool, holder);
+        let delete = Delete::builder()
+            .table_name(&self.table)
+            .key("pk", pk)
+            .key("sk", sk);
+        let delete = match until {
+            None => delete.condition_expression("attribute_exists(sk)"),
+            Some(until) => delete
+                .condition_expression("#until = :until")
+                .expression_attribute_names("#until", "until")
+                .expression_attribute_values(":until", n(until)),
+        };
         let items = vec![
-            TransactWriteItem::builder().delete(delete).build(),
-            self.count_write(pool, Some(read), read.saturating_sub(1)),
+            TransactWriteItem::builder()
+                .delete(delete.build().expect("table, key"))
+                .build(),
+            self.count_update(pool, -1, "held > :zero", 0),
         ];
-        Ok(transact(&self.client, items, "admission give back")
+        for _ in 0..MAX_RACES {
+            match transact(&self.client, items.clone(), "admission give back").await {
+                Ok(Ok(())) => return Ok(true),
+                Ok(Err(0)) => return Ok(false),
+                Ok(Err(_)) => {
+                    return Err(Error::Internal(format!(
+                        "pool {pool}: a lease of {holder} is held but the count is 0"
+                    )))
+                }
+                // Lost: sent again; if the first landed, the lease is gone (given back).
+                Err(Error::OutcomeUnknown(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(too_many_races("admission give back"))
+    }
+
+    /// Renews `holder`'s lease to `until`; `Ok(false)` when it has none (given back meanwhile).
+    async fn renew(&self, pool: &str, holder: &str, until: i64) -> Result<bool, Error> {
+        let (pk, sk) = Self::lease_key(pool, holder);
+        let renew = Update::builder()
+            .table_name(&self.table)
+            .key("pk", pk)
+            .key("sk", sk)
+            .update_expression("SET #until = :until")
+            .condition_expression("attribute_exists(sk)")
+            .expression_attribute_names("#until", "until")
+            .expression_attribute_values(":until", n(until))
+            .build()
+            .expect("table, key, update");
+        let items = vec![TransactWriteItem::builder().update(renew).build()];
+        Ok(transact(&self.client, items, "admission renew")
             .await?
             .is_ok())
     }
@@ -234,25 +281,32 @@ fn lease_of(item: &Item) -> Result<Lease, Error> {
     })
 }
 
-/// A write whose outcome is unknown is decided again from a fresh read, like a lost race.
-fn lost(result: Result<bool, Error>) -> Result<bool, Error> {
-    match result {
-        Err(Error::OutcomeUnknown(_)) => Ok(false),
-        other => other,
-    }
-}
-
 impl Admission for DynamoAdmission {
     async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
-        let mut seen = Seen::Unknown;
+        // `nextMs` only grows, so one seen before is a lower bound: safe to claim from.
+        let remembered = self.seen.lock().unwrap().get(pacer).copied();
+        let remember = |next: i64| {
+            let mut seen = self.seen.lock().unwrap();
+            let last = seen.entry(pacer.to_string()).or_insert(next);
+            *last = (*last).max(next);
+        };
+        let mut seen = remembered.map_or(Seen::Unknown, Seen::Next);
         for _ in 0..MAX_WRITES {
             let claimed = match claim(seen, pace, now_ms) {
                 Ok(claimed) => claimed,
                 Err(busy) => return Ok(busy),
             };
             match self.claim_slot(pacer, &claimed).await {
-                Ok(Ok(at_ms)) => return Ok(Taken::Slot { at_ms }),
-                Ok(Err(now_seen)) => seen = now_seen,
+                Ok(Ok(at_ms)) => {
+                    remember(at_ms + pace.interval_ms);
+                    return Ok(Taken::Slot { at_ms });
+                }
+                Ok(Err(now_seen)) => {
+                    if let Seen::Next(next) = now_seen {
+                        remember(next);
+                    }
+                    seen = now_seen;
+                }
                 // Lost: a slot may have been taken and is wasted; claim again.
                 Err(Error::OutcomeUnknown(_)) => seen = Seen::Unknown,
                 Err(e) => return Err(e),
@@ -271,76 +325,52 @@ impl Admission for DynamoAdmission {
         now: i64,
         lease_seconds: i64,
     ) -> Result<Acquired, Error> {
-        for _ in 0..MAX_RACES {
-            let (read, lease) = self.pool(pool, holder).await?;
-            let decided = acquire(
-                read.unwrap_or(0),
-                lease.as_ref(),
-                holder,
+        let lease = Lease {
+            holder: holder.to_string(),
+            until: now + lease_seconds,
+        };
+        let (pk, sk) = Self::lease_key(pool, holder);
+        let put = Put::builder()
+            .table_name(&self.table)
+            .item("pk", pk)
+            .item("sk", sk)
+            .item("holder", s(holder))
+            .item("until", n(lease.until))
+            .condition_expression("attribute_not_exists(sk)")
+            .build()
+            .expect("table, item");
+        let items = vec![
+            TransactWriteItem::builder().put(put).build(),
+            self.count_update(
+                pool,
+                1,
+                "attribute_not_exists(held) OR held < :limit",
                 limit,
-                now,
-                lease_seconds,
-            );
-            let lease_put = |new: &Lease, condition: &str| {
-                Put::builder()
-                    .table_name(&self.table)
-                    .item("pk", s(format!("pool#{pool}")))
-                    .item("sk", s(format!("lease#{holder}")))
-                    .item("holder", s(holder))
-                    .item("until", n(new.until))
-                    .condition_expression(condition)
-                    .build()
-                    .expect("table, item")
-            };
-            let written = match &decided {
-                Acquired::Full { .. } => return Ok(decided),
-                Acquired::Taken { held, lease: new } => {
-                    let items = vec![
-                        TransactWriteItem::builder()
-                            .put(lease_put(new, "attribute_not_exists(sk)"))
-                            .build(),
-                        self.count_write(pool, read, *held),
-                    ];
-                    transact(&self.client, items, "admission acquire")
-                        .await
-                        .map(|r| r.is_ok())
+            ),
+        ];
+        for _ in 0..MAX_RACES {
+            match transact(&self.client, items.clone(), "admission acquire").await {
+                Ok(Ok(())) => return Ok(Acquired::Taken { lease }),
+                // The holder's lease is there (a retry, or a lost answer that landed): renew it.
+                Ok(Err(0)) => {
+                    if self.renew(pool, holder, lease.until).await? {
+                        return Ok(Acquired::AlreadyHeld { lease });
+                    }
+                    // Given back meanwhile: take a slot again.
                 }
-                Acquired::AlreadyHeld { lease: new } => {
-                    let renew = Update::builder()
-                        .table_name(&self.table)
-                        .key("pk", s(format!("pool#{pool}")))
-                        .key("sk", s(format!("lease#{holder}")))
-                        .update_expression("SET #until = :until")
-                        .condition_expression("attribute_exists(sk)")
-                        .expression_attribute_names("#until", "until")
-                        .expression_attribute_values(":until", n(new.until))
-                        .build()
-                        .expect("table, key, update");
-                    let items = vec![TransactWriteItem::builder().update(renew).build()];
-                    transact(&self.client, items, "admission renew")
-                        .await
-                        .map(|r| r.is_ok())
-                }
-            };
-            if lost(written)? {
-                return Ok(decided);
+                Ok(Err(_)) => return Ok(Acquired::Full { held: limit }),
+                Err(Error::OutcomeUnknown(_)) => continue,
+                Err(e) => return Err(e),
             }
         }
         Err(too_many_races("admission acquire"))
     }
 
     async fn release(&self, pool: &str, holder: &str) -> Result<Released, Error> {
-        for _ in 0..MAX_RACES {
-            let (read, lease) = self.pool(pool, holder).await?;
-            let decided = release(read.unwrap_or(0), lease.as_ref(), holder);
-            let (Released::Given { .. }, Some(lease), Some(read)) = (decided, &lease, read) else {
-                return Ok(Released::NotHeld);
-            };
-            if lost(self.give_back(pool, lease, read).await)? {
-                return Ok(decided);
-            }
-        }
-        Err(too_many_races("admission release"))
+        Ok(match self.give_back(pool, holder, None).await? {
+            true => Released::Given,
+            false => Released::NotHeld,
+        })
     }
 
     async fn reclaim(&self, pool: &str, now: i64) -> Result<Vec<String>, Error> {
@@ -359,19 +389,12 @@ impl Admission for DynamoAdmission {
             .collect::<Result<Vec<_>, _>>()?;
         let mut reclaimed = Vec::new();
         for lease in reclaimable(&leases, now) {
-            for race in 0..=MAX_RACES {
-                if race == MAX_RACES {
-                    return Err(too_many_races("admission reclaim"));
-                }
-                let (read, current) = self.pool(pool, &lease.holder).await?;
-                // Given back or renewed meanwhile: not this sweep's to reclaim.
-                if current.as_ref() != Some(lease) {
-                    break;
-                }
-                if lost(self.give_back(pool, lease, read.unwrap_or(0)).await)? {
-                    reclaimed.push(lease.holder.clone());
-                    break;
-                }
+            // Given back or renewed meanwhile: not this sweep's to reclaim.
+            if self
+                .give_back(pool, &lease.holder, Some(lease.until))
+                .await?
+            {
+                reclaimed.push(lease.holder.clone());
             }
         }
         Ok(reclaimed)

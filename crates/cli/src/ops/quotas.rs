@@ -1,10 +1,8 @@
-//! `docket ops quotas`: the Textract quotas OCR admission keeps to (`docket_core::admitted`),
-//! and the job slots held now. With `--tps OPERATION=N`, `--max-jobs N` or
-//! `--arrival-jitter-ms N` it records new ones (after AWS raised a quota in Service Quotas, or
-//! to leave room for another user of the account); every later OCR call keeps to them, with no
-//! deploy. Recording switches admission on (a first record starts from AWS's us-east-1
-//! defaults); with none recorded it is off and OCR calls Textract straight away (see
-//! `docket_core::admitted`).
+//! `docket ops quotas`: the Textract quotas OCR admission keeps to (`docket_core::admitted`:
+//! those recorded, or AWS's us-east-1 defaults), and the job slots held now. With
+//! `--tps OPERATION=N`, `--max-jobs N` or `--arrival-jitter-ms N` it records new ones (after
+//! AWS raised a quota in Service Quotas, or to leave room for another user of the account);
+//! every later OCR call keeps to them, with no deploy.
 
 use anyhow::{bail, Context};
 use clap::Args;
@@ -82,12 +80,11 @@ pub async fn quotas(stack: &Stack, change: &Change, output: Output) -> anyhow::R
     let source = match (changing, recorded.is_some()) {
         (true, _) => "recorded now",
         (false, true) => "recorded",
-        (false, false) => "none recorded: admission off; shown: AWS's us-east-1 defaults",
+        (false, false) => "none recorded: AWS's us-east-1 defaults",
     };
     let value = json!({
         "provider": rules.provider,
         "source": source,
-        "admission": changing || recorded.is_some(),
         "quotas": quotas,
         "jobsHeld": held,
     });

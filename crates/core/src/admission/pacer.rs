@@ -14,7 +14,9 @@
 //! chosen: an idle pacer met by several callers costs the losers of the restart one more write;
 //! a `next` past the horizon is [`Taken::Busy`] without a write. Slots are never closer than
 //! `interval`: an advance follows the last slot by it, and a restart comes after a `next` that
-//! already had.
+//! already had. `next` only grows, so one seen earlier is a lower bound of the record's: a
+//! caller may choose its first claim from one it remembers ([`Seen::Next`]), and is refused at
+//! worst, never given a wrong slot.
 
 /// How slots are spaced for one quota.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

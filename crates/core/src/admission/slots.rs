@@ -2,9 +2,12 @@
 //!
 //! Two records: the count of slots held, and one lease per holder (keyed by the holder: the
 //! run's OCR operation id). Taking a slot writes both in one transaction, conditional on the
-//! count being below the limit and on the holder having no lease; giving it back deletes the
+//! count being below the limit and on the holder having no lease (the count is incremented in
+//! place, never read first: callers at once do not race on it); giving it back deletes the
 //! lease and decrements the count, conditional on the lease being there. So a retry of either
-//! changes nothing twice, and the count always equals the leases.
+//! changes nothing twice, and the count always equals the leases. The functions here decide
+//! from the records as they are; an adapter that cannot see them (DynamoDB) writes these same
+//! conditions and reads the decision from which condition refused.
 //!
 //! A holder that crashed never gives its slot back: its lease runs out and [`reclaimable`]
 //! names it for a sweeper to give back. The lease must outlast the longest job (the OCR task's
@@ -25,11 +28,9 @@ pub struct Lease {
 /// What [`acquire`] decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Acquired {
-    /// A new slot: write `lease` and the count `held` (conditional: no lease of the holder, and
-    /// the count read).
+    /// A new slot: write `lease` and the count one higher (conditional: no lease of the
+    /// holder, and the count below the limit).
     Taken {
-        /// The count to write.
-        held: u32,
         /// The holder's lease to write.
         lease: Lease,
     },
@@ -41,7 +42,7 @@ pub enum Acquired {
     },
     /// Every slot is held: wait for one to come back (nothing written).
     Full {
-        /// The count read.
+        /// The slots held (at least the limit).
         held: u32,
     },
 }
@@ -62,31 +63,23 @@ pub fn acquire(
     match existing {
         Some(own) if own.holder == holder => Acquired::AlreadyHeld { lease },
         _ if held >= limit => Acquired::Full { held },
-        _ => Acquired::Taken {
-            held: held + 1,
-            lease,
-        },
+        _ => Acquired::Taken { lease },
     }
 }
 
 /// What [`release`] decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Released {
-    /// Delete the lease and write the count `held` (conditional: the lease is there).
-    Given {
-        /// The count to write.
-        held: u32,
-    },
+    /// Delete the lease and write the count one lower (conditional: the lease is there).
+    Given,
     /// The holder holds no slot (given back already, or reclaimed): nothing to write.
     NotHeld,
 }
 
-/// Gives `holder`'s slot back, given the count and the holder's lease read.
-pub fn release(held: u32, existing: Option<&Lease>, holder: &str) -> Released {
+/// Gives `holder`'s slot back, given the holder's lease as it is.
+pub fn release(existing: Option<&Lease>, holder: &str) -> Released {
     match existing {
-        Some(own) if own.holder == holder => Released::Given {
-            held: held.saturating_sub(1),
-        },
+        Some(own) if own.holder == holder => Released::Given,
         _ => Released::NotHeld,
     }
 }
@@ -114,8 +107,8 @@ mod tests {
     impl Semaphore {
         fn acquire(&mut self, holder: &str, limit: u32, now: i64) -> bool {
             match acquire(self.held, self.leases.get(holder), holder, limit, now, 60) {
-                Acquired::Taken { held, lease } => {
-                    self.held = held;
+                Acquired::Taken { lease } => {
+                    self.held += 1;
                     self.leases.insert(holder.to_string(), lease);
                     true
                 }
@@ -128,8 +121,8 @@ mod tests {
         }
 
         fn release(&mut self, holder: &str) {
-            if let Released::Given { held } = release(self.held, self.leases.get(holder), holder) {
-                self.held = held;
+            if release(self.leases.get(holder), holder) == Released::Given {
+                self.held -= 1;
                 self.leases.remove(holder);
             }
         }

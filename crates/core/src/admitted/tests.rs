@@ -270,7 +270,7 @@ async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_e
 }
 
 #[tokio::test]
-async fn without_recorded_quotas_admission_is_off_and_a_zero_is_refused() {
+async fn without_recorded_quotas_the_providers_defaults_hold_and_a_zero_is_refused() {
     let provider = clocked(0);
     let timer = &provider.timer;
     let ocr = AdmittedOcr::new(
@@ -279,13 +279,16 @@ async fn without_recorded_quotas_admission_is_off_and_a_zero_is_refused() {
         &timer,
         Rules::textract(),
     );
-    assert_eq!(ocr.quotas().await.unwrap(), None);
-    // Admission is off: the calls pass straight through, no job slot is taken.
+    assert_eq!(ocr.quotas().await.unwrap(), Quotas::textract_defaults());
+    // Admission is on: each start holds a job slot and keeps AWS's 15 starts a second.
     for n in 0..30 {
+        timer.set(0);
         ocr.start(&op(n), &doc(n), "t").await.unwrap();
     }
-    assert_eq!(ocr.admission().held("textract-jobs"), 0);
-    assert_eq!(provider.starts_at.lock().unwrap().len(), 30);
+    assert_eq!(ocr.admission().held("textract-jobs"), 30);
+    let at = provider.starts_at.lock().unwrap().clone();
+    assert_eq!(at.len(), 30);
+    assert!(busiest_second(&at) <= 15, "{}", busiest_second(&at));
     let zero = quotas(0, 25, 5);
     let refused = ocr.admission().set_quotas("textract", &zero).await;
     assert_eq!(refused.unwrap_err().name(), "Fatal.BadInput");

@@ -20,9 +20,9 @@ struct Pool {
 impl Pool {
     /// Gives `holder`'s slot back, as [`release`] decides.
     fn give_back(&mut self, holder: &str) -> Released {
-        let decided = release(self.held, self.leases.get(holder), holder);
-        if let Released::Given { held } = decided {
-            self.held = held;
+        let decided = release(self.leases.get(holder), holder);
+        if decided == Released::Given {
+            self.held -= 1;
             self.leases.remove(holder);
         }
         decided
@@ -77,8 +77,8 @@ impl Admission for MemoryAdmission {
             lease_seconds,
         );
         match &decided {
-            Acquired::Taken { held, lease } => {
-                pool.held = *held;
+            Acquired::Taken { lease } => {
+                pool.held += 1;
                 pool.leases.insert(holder.to_string(), lease.clone());
             }
             Acquired::AlreadyHeld { lease } => {
