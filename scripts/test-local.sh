@@ -40,6 +40,9 @@ cargo test -p docket-e2e --test pipeline -- --ignored --exact \
 REVIEW_TIMEOUT_SECONDS=45 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY scripts/deploy.sh --local \
   >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
+# Alone: it lowers the quotas every run of the stack keeps to (tests/pipeline/quotas.rs).
+cargo test -p docket-e2e --test pipeline -- --ignored --exact \
+  quotas::documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2
 cargo test -p docket-e2e --test soak -- --test-threads 1 --nocapture
 

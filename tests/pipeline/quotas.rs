@@ -97,6 +97,7 @@ async fn record_lowered() -> Quotas {
 }
 
 #[tokio::test]
+#[ignore = "lowers the stack's quotas for every run (another test's OCR start waits out its QuotaFull backoff): scripts/test-local.sh runs it alone, after the others"]
 async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
     // Nothing calls Textract past docket's admission meanwhile (tests that call it directly
     // hold this lock to read).
