@@ -189,26 +189,23 @@ impl DynamoAdmission {
         (s(format!("pool#{pool}")), s(format!("lease#{holder}")))
     }
 
-    /// The count item changed by `delta`, conditional on `condition` (`:limit`/`:zero` bound).
-    fn count_update(
-        &self,
-        pool: &str,
-        delta: i64,
-        condition: &str,
-        limit: u32,
-    ) -> TransactWriteItem {
+    /// The count item one higher while it is below `limit` (`Some`), or one lower while it is
+    /// above zero (`None`): the condition follows from the direction, never from its text.
+    fn count_update(&self, pool: &str, limit: Option<u32>) -> TransactWriteItem {
         let update = Update::builder()
             .table_name(&self.table)
             .key("pk", s(format!("pool#{pool}")))
             .key("sk", s("count"))
             .update_expression("SET held = if_not_exists(held, :zero) + :delta")
-            .condition_expression(condition)
-            .expression_attribute_values(":zero", n(0))
-            .expression_attribute_values(":delta", n(delta));
-        let update = if condition.contains(":limit") {
-            update.expression_attribute_values(":limit", n(limit))
-        } else {
-            update
+            .expression_attribute_values(":zero", n(0));
+        let update = match limit {
+            Some(limit) => update
+                .condition_expression("attribute_not_exists(held) OR held < :limit")
+                .expression_attribute_values(":delta", n(1))
+                .expression_attribute_values(":limit", n(limit)),
+            None => update
+                .condition_expression("held > :zero")
+                .expression_attribute_values(":delta", n(-1)),
         };
         TransactWriteItem::builder()
             .update(update.build().expect("table, key, update"))
@@ -235,7 +232,7 @@ impl DynamoAdmission {
             TransactWriteItem::builder()
                 .delete(delete.build().expect("table, key"))
                 .build(),
-            self.count_update(pool, -1, "held > :zero", 0),
+            self.count_update(pool, None),
         ];
         for _ in 0..MAX_RACES {
             match transact(&self.client, items.clone(), "admission give back").await {
@@ -341,12 +338,7 @@ impl Admission for DynamoAdmission {
             .expect("table, item");
         let items = vec![
             TransactWriteItem::builder().put(put).build(),
-            self.count_update(
-                pool,
-                1,
-                "attribute_not_exists(held) OR held < :limit",
-                limit,
-            ),
+            self.count_update(pool, Some(limit)),
         ];
         for _ in 0..MAX_RACES {
             match transact(&self.client, items.clone(), "admission acquire").await {
