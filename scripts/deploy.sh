@@ -21,6 +21,8 @@
 #
 # Environment: STAGE (dev), LOG_LEVEL (info), ALARM_TOPIC_ARN, ARTIFACTS_BUCKET,
 # REVIEW_TIMEOUT_SECONDS (how long a document waits for a reviewer; template default 3 days),
+# OCR_WAIT_SECONDS (how long a run's OCR waits for Textract's notification before it polls;
+# template default 5 minutes),
 # PIPELINE_DEPLOYMENT (ALL_AT_ONCE, CANARY or LINEAR: how the live alias moves to a new machine
 # version; LocalStack applies all three at once),
 # DOCKET_ASL (state machine definition; default statemachines/document-pipeline.asl.json),
@@ -173,6 +175,7 @@ params=(Stage="$stage" Architecture="$arch" CodeBucket="$bucket" CodeKeyPrefix="
         ConfigFingerprint="$config_fingerprint")
 [ -z "${ALARM_TOPIC_ARN:-}" ] || params+=(AlarmTopicArn="$ALARM_TOPIC_ARN")
 [ -z "${REVIEW_TIMEOUT_SECONDS:-}" ] || params+=(ReviewTimeoutSeconds="$REVIEW_TIMEOUT_SECONDS")
+[ -z "${OCR_WAIT_SECONDS:-}" ] || params+=(OcrWaitSeconds="$OCR_WAIT_SECONDS")
 [ -z "${PIPELINE_DEPLOYMENT:-}" ] || params+=(PipelineDeployment="$PIPELINE_DEPLOYMENT")
 via_s3=()
 [ "$(wc -c < "$work/template.packaged.yaml")" -le 51200 ] || via_s3=(--s3-bucket "$bucket" --s3-prefix cfn)

@@ -26,19 +26,20 @@ echo "test-local: deploying the stack to LocalStack" >&2
 scripts/package.sh --target local
 # Deployed twice: first with the template's 3-day review wait and a quieter log filter than
 # `make demo`'s (so that no run of the demo shares the machine version the first phase starts a
-# run on), then as the tests need it (45 s, so that the escalation test does not wait days, and the
-# default log filter). Every run thus redeploys a changed definition and changed step functions:
+# run on), then as the tests need it (45 s, so that the escalation test does not wait days; an OCR
+# wait of 60 s, so that a lost notification's fallback is seen within the soak; and the default
+# log filter). Every run thus redeploys a changed definition and changed step functions:
 # tests/pipeline/deploy.rs checks that new executions run on the new ones, and
 # tests/pipeline/across_deploy.rs that a run which waited in review across the deploy finishes on
 # the versions it started on (its first phase starts that run between the two deploys). The
 # second deploy is a canary (applied at once locally), as an AWS user's would be.
 # (Every parameter is given: `deploy` keeps a parameter's previous value where none is given.)
-REVIEW_TIMEOUT_SECONDS=259200 LOG_LEVEL=info,aws_config=warn PIPELINE_DEPLOYMENT=ALL_AT_ONCE \
-  scripts/deploy.sh --local >/dev/null
+REVIEW_TIMEOUT_SECONDS=259200 OCR_WAIT_SECONDS=300 LOG_LEVEL=info,aws_config=warn \
+  PIPELINE_DEPLOYMENT=ALL_AT_ONCE scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --ignored --exact \
   across_deploy::before_a_redeploy_a_run_waits_in_review
-REVIEW_TIMEOUT_SECONDS=45 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY scripts/deploy.sh --local \
-  >/dev/null
+REVIEW_TIMEOUT_SECONDS=45 OCR_WAIT_SECONDS=60 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY \
+  scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 # Alone: it lowers the quotas every run of the stack keeps to (tests/pipeline/quotas.rs).
 cargo test -p docket-e2e --test pipeline -- --ignored --exact \

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use docket_aws::config::DynamoConfigs;
 use docket_aws::faults::Faults;
 use docket_core::config::PipelineConfig;
+use docket_core::model::run::ExecutionInput;
 use docket_core::ports::ConfigStore;
+use docket_core::steps::DEFAULT_OCR_WAIT_SECONDS;
 use docket_core::validate::{Decision, ValidationReport};
 use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::Stack;
@@ -49,7 +51,13 @@ async fn a_run_started_under_another_config_is_validated_under_it_by_the_deploye
         .start_execution()
         .state_machine_arn(stack.out("StateMachineAliasArn"))
         .name(input.run_id.as_str())
-        .input(json!({ "run": input }).to_string())
+        .input(
+            serde_json::to_string(&ExecutionInput {
+                run: input.clone(),
+                ocr_wait_seconds: DEFAULT_OCR_WAIT_SECONDS,
+            })
+            .unwrap(),
+        )
         .send()
         .await
         .expect("start")

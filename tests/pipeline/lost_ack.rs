@@ -54,6 +54,7 @@ pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
         config: PipelineConfig::builtin(),
         actor: actor.into(),
         clock: Clock::System,
+        ocr_wait_seconds: docket_core::steps::DEFAULT_OCR_WAIT_SECONDS,
     }
 }
 

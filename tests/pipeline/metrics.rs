@@ -54,12 +54,24 @@ async fn each_outcome_logs_one_metric_line_and_an_invalid_document_no_technical_
     assert_eq!(done["Tenant"], tenant.as_str());
     assert_eq!(done["documentId"], s(completed, "documentId").as_str());
     assert!(done["operationId"].as_str().unwrap().starts_with("op-"));
-    let pages = one(
+    // Pages read are counted where the OCR wait was ended: by ocr-notified (the job's
+    // notification), or by ocr itself when the notification came before its Task waited.
+    let lines = stack
+        .wait_for_emf("OcrNotifiedFunctionName", "OcrPages", &good_run)
+        .await;
+    let mut lines = [
+        lines,
         stack
-            .wait_for_emf("OcrFunctionName", "OcrPages", &good_run)
+            .emf_lines("OcrFunctionName", "OcrPages", &good_run)
             .await,
-        "OcrPages",
-    );
+    ]
+    .concat();
+    if lines.is_empty() {
+        lines = stack
+            .wait_for_emf("OcrFunctionName", "OcrPages", &good_run)
+            .await;
+    }
+    let pages = one(lines, "OcrPages");
     assert_eq!(pages["OcrPages"], 1.0, "one page: {pages}");
     let invalid = one(
         stack

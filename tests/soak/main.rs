@@ -9,9 +9,11 @@
 //! an owner in the operator listing; and every fault rule fired (`faults`), so that the faults
 //! the outcomes are excused by did happen. Transient faults lose no document: the 100-document
 //! soak redrives what failed (`docket ops redrive`) and ends with none failed. `redrive.rs`: a
-//! run failed past its retries completes on redrive, with one Textract job.
+//! run failed past its retries completes on redrive, with one Textract job. `notify.rs`: a run
+//! whose OCR notification is lost polls its job after the wait and completes.
 
 mod faults;
+mod notify;
 mod pinned;
 mod redrive;
 mod sweep;

@@ -17,6 +17,39 @@ use crate::errors::{classify, classify_effect};
 /// A DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
+/// Sets `values` (attribute, string) on the item with `key` and a fresh TTL (`expires_attr`,
+/// `keep_seconds` from now) in one `UpdateItem`, and returns the item as it now stands
+/// (`ALL_NEW`): the shape of a wait whose two sides write in either order, each finding what
+/// the other wrote before (`saga::waits`, `ocr_waits`).
+pub(crate) async fn set_and_read(
+    client: &aws_sdk_dynamodb::Client,
+    table: &str,
+    key: (&str, &str),
+    values: &[(&str, String)],
+    (expires_attr, keep_seconds): (&str, i64),
+    what: &str,
+) -> Result<Item, Error> {
+    let expires = time::OffsetDateTime::now_utc().unix_timestamp() + keep_seconds;
+    let sets: Vec<String> = (0..values.len())
+        .map(|i| format!("#a{i} = :v{i}"))
+        .collect();
+    let mut update = client
+        .update_item()
+        .table_name(table)
+        .key(key.0, s(key.1))
+        .update_expression(format!("SET {}, #expires = :expires", sets.join(", ")))
+        .expression_attribute_names("#expires", expires_attr)
+        .expression_attribute_values(":expires", n(expires))
+        .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew);
+    for (i, (attribute, value)) in values.iter().enumerate() {
+        update = update
+            .expression_attribute_names(format!("#a{i}"), *attribute)
+            .expression_attribute_values(format!(":v{i}"), s(value.clone()));
+    }
+    let out = update.send().await.map_err(|e| classify(what, e))?;
+    Ok(out.attributes.unwrap_or_default())
+}
+
 /// Every item a Scan returns, from all its pages (`what` names the read in errors).
 pub(crate) async fn scan_all(scan: ScanFluentBuilder, what: &str) -> Result<Vec<Item>, Error> {
     let pages = scan.into_paginator().items().send();

@@ -20,6 +20,7 @@ pub mod faults;
 pub mod faults;
 mod item;
 pub mod ledger;
+pub mod ocr_waits;
 pub mod payable;
 pub mod review;
 pub mod s3;

@@ -1,11 +1,14 @@
 //! [`Ocr`] on Amazon Textract's asynchronous text detection. The operation id is the
 //! `ClientRequestToken`, so a retried start (after a timeout or a lost response) gets the same
-//! `JobId` instead of a second job. Blocks are normalized into docket's [`OcrDocument`].
+//! `JobId` instead of a second job; the run id is its `JobTag`, and with a notification channel
+//! ([`TextractOcr::notifying`]) Textract publishes the job's end, tagged, to an SNS topic (the
+//! ocr-notified function ends the run's wait on it). Blocks are normalized into docket's
+//! [`OcrDocument`].
 
 use std::collections::HashMap;
 
 use aws_sdk_textract::types::{
-    Block, BlockType, DocumentLocation, JobStatus, RelationshipType, S3Object,
+    Block, BlockType, DocumentLocation, JobStatus, NotificationChannel, RelationshipType, S3Object,
 };
 use aws_sdk_textract::Client;
 use docket_core::ids::OperationId;
@@ -20,6 +23,7 @@ use crate::errors::{classify, classify_effect, code};
 #[derive(Debug, Clone)]
 pub struct TextractOcr {
     client: Client,
+    notify: Option<NotificationChannel>,
 }
 
 /// Textract error codes that say the document itself cannot be read (never retried).
@@ -41,7 +45,22 @@ impl TextractOcr {
         let builder = aws_sdk_textract::config::Builder::from(config);
         TextractOcr {
             client: Client::from_conf(crate::with_faults(builder, faults).build()),
+            notify: None,
         }
+    }
+
+    /// Jobs started from now on publish their end to SNS topic `topic_arn`, Textract assuming
+    /// `role_arn` to publish.
+    pub fn notifying(self, topic_arn: &str, role_arn: &str) -> Result<Self, Error> {
+        let channel = NotificationChannel::builder()
+            .sns_topic_arn(topic_arn)
+            .role_arn(role_arn)
+            .build()
+            .map_err(|e| Error::Internal(format!("Textract notification channel: {e}")))?;
+        Ok(TextractOcr {
+            notify: Some(channel),
+            ..self
+        })
     }
 }
 
@@ -138,6 +157,7 @@ impl Ocr for TextractOcr {
             .document_location(location)
             .client_request_token(operation.as_str())
             .job_tag(tag)
+            .set_notification_channel(self.notify.clone())
             .send()
             .await
             .map_err(|e| match code(&e) {

@@ -27,8 +27,9 @@
 //!   condition against 806 that landed, and 4 of 100 documents were final after ten minutes.)
 //!
 //! What it does not bound: a poll of a long document pages through the result (one call per
-//! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait,
-//! so a slot is never reclaimed while its job may still run.
+//! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait
+//! (for the notification, then the poll loop), so a slot is never reclaimed while its job may
+//! still run. With completion by callback, the poll that gives the slot back is ocr-notified's.
 
 use crate::admission::pacer::{usable, Pace, Taken};
 use crate::admission::slots::Acquired;
@@ -66,8 +67,8 @@ pub struct Rules {
 
 impl Rules {
     /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
-    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow gives a job at
-    /// most 90 polls 2 s apart).
+    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow waits for a job's
+    /// notification at most 999 s, `OcrWaitSeconds`, then polls it at most 90 times 2 s apart).
     pub fn textract() -> Rules {
         Rules {
             provider: "textract",

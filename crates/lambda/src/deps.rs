@@ -8,6 +8,7 @@ use docket_aws::downstream::LambdaDownstream;
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::events::EventBridgeBus;
 use docket_aws::ledger::DynamoLedger;
+use docket_aws::ocr_waits::DynamoOcrWaits;
 use docket_aws::review::DynamoReviewStore;
 use docket_aws::s3::S3Blobs;
 use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
@@ -18,9 +19,9 @@ use docket_core::admitted::{AdmittedOcr, Rules};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
-    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasOcr, HasOcrWaits, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
-use docket_core::steps::{Clock, Context, Layout};
+use docket_core::steps::{Clock, Context, Layout, DEFAULT_OCR_WAIT_SECONDS};
 use docket_core::Error;
 
 /// The adapters and context of a function. `X` is what only this function has (see [`Extra`]),
@@ -69,16 +70,30 @@ impl Extra for SfnWorkflow {
 /// Textract, each call admitted under its quotas through the table `ADMISSION_TABLE`.
 pub type Textract = AdmittedOcr<TextractOcr, DynamoAdmission, SystemTimer>;
 
-/// ocr calls Textract through admission (`docket_core::admitted`).
-impl Extra for Textract {
+/// What the OCR functions have (ocr, which starts a run's job and waits; ocr-notified, which
+/// ends the wait when the job's end is notified): Textract through admission, its jobs
+/// notifying SNS topic `OCR_TOPIC_ARN` as `TEXTRACT_PUBLISH_ROLE_ARN`; the waits
+/// (`OCR_WAITS_TABLE`); the callback that ends a wait.
+pub struct OcrFns {
+    /// Textract, each call admitted under its quotas through the table `ADMISSION_TABLE`.
+    pub textract: Textract,
+    /// The runs' OCR waits.
+    pub waits: DynamoOcrWaits,
+    /// Step Functions' SendTaskSuccess/SendTaskFailure.
+    pub callback: SfnCallback,
+}
+
+impl Extra for OcrFns {
     fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
-        let admission = DynamoAdmission::new(store.client().clone(), env("ADMISSION_TABLE")?);
-        Ok(AdmittedOcr::new(
-            TextractOcr::with_faults(sdk, faults),
-            admission,
-            SystemTimer,
-            Rules::textract(),
-        ))
+        let client = store.client();
+        let admission = DynamoAdmission::new(client.clone(), env("ADMISSION_TABLE")?);
+        let textract = TextractOcr::with_faults(sdk, faults)
+            .notifying(&env("OCR_TOPIC_ARN")?, &env("TEXTRACT_PUBLISH_ROLE_ARN")?)?;
+        Ok(OcrFns {
+            textract: AdmittedOcr::new(textract, admission, SystemTimer, Rules::textract()),
+            waits: DynamoOcrWaits::new(client.clone(), env("OCR_WAITS_TABLE")?),
+            callback: SfnCallback::with_faults(sdk, faults),
+        })
     }
 }
 
@@ -231,6 +246,7 @@ impl<X: Extra> Deps<X> {
             config,
             actor,
             clock: Clock::System,
+            ocr_wait_seconds: ocr_wait_seconds()?,
         };
         let store = match from_env.saga() {
             Some(saga) => store.with_saga(saga.clone()),
@@ -264,6 +280,18 @@ impl<X: Sync> HasStore for Deps<X> {
     }
 }
 
+/// `OCR_WAIT_SECONDS` (the functions that start runs have it), or the default.
+fn ocr_wait_seconds() -> Result<u32, Error> {
+    match std::env::var("OCR_WAIT_SECONDS") {
+        Err(_) => Ok(DEFAULT_OCR_WAIT_SECONDS),
+        Ok(s) => s.parse().map_err(|_| {
+            Error::Internal(format!(
+                "OCR_WAIT_SECONDS is not a number of seconds: {s:?}"
+            ))
+        }),
+    }
+}
+
 /// The built-in config, which must be the one the stack deployed (`deployed`, its fingerprint):
 /// the deploy publishes `config/pipeline.json` and deploys functions built from the same tree.
 fn deployed_config(deployed: &str) -> Result<PipelineConfig, Error> {
@@ -291,10 +319,24 @@ impl<X: Sync> HasLedger for Deps<X> {
     }
 }
 
-impl HasOcr for Deps<Textract> {
+impl HasOcr for Deps<OcrFns> {
     type Ocr = Textract;
     fn ocr(&self) -> &Textract {
-        &self.extra
+        &self.extra.textract
+    }
+}
+
+impl HasOcrWaits for Deps<OcrFns> {
+    type OcrWaits = DynamoOcrWaits;
+    fn ocr_waits(&self) -> &DynamoOcrWaits {
+        &self.extra.waits
+    }
+}
+
+impl HasCallback for Deps<OcrFns> {
+    type Callback = SfnCallback;
+    fn callback(&self) -> &SfnCallback {
+        &self.extra.callback
     }
 }
 

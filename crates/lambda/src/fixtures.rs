@@ -4,6 +4,7 @@
 //!
 //! The request types derive `Serialize` for these tests only: the functions only read them.
 
+use aws_lambda_events::event::sns::SnsEvent;
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::model::run::TaskToken;
 use docket_core::review::identity::{reviewer_from_principal, DEFAULT_ROLE_PREFIX};
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use crate::events::ObjectCreatedEvent;
 use crate::handlers::ingest::object_created;
-use crate::handlers::{ocr, review, route, validate};
+use crate::handlers::{ocr, ocr_notified, review, route, validate};
 
 /// Writes the token back for the round trip (tests only: a production build cannot serialize it).
 pub(crate) fn expose_token<S: Serializer>(token: &TaskToken, s: S) -> Result<S::Ok, S::Error> {
@@ -78,9 +79,28 @@ fn an_s3_object_created_event_is_an_upload_to_ingest() {
 #[test]
 fn ocr_start_and_poll_payloads_are_ocr_requests() {
     let start: ocr::Request = round_trip(fixture!("sfn-ocr-start.json"));
-    assert!(matches!(start, ocr::Request::Start { .. }));
+    let ocr::Request::Start { token, .. } = &start else {
+        panic!("not a start: {start:?}");
+    };
+    assert!(token.expose().starts_with("AQCEAAAA"));
+    assert!(
+        !format!("{start:?}").contains("AQCEAAAA"),
+        "the token prints redacted"
+    );
     let poll: ocr::Request = round_trip(fixture!("sfn-ocr-poll.json"));
-    assert!(matches!(poll, ocr::Request::Poll { started, .. } if started.fence == 1));
+    assert!(matches!(poll, ocr::Request::Poll { .. }));
+}
+
+#[test]
+fn a_textract_completion_on_sns_names_the_job_and_its_run() {
+    let event: SnsEvent = round_trip(fixture!("sns-textract-completion.json"));
+    let completions = ocr_notified::completions(&event).unwrap();
+    assert_eq!(completions.len(), 1);
+    assert!(completions[0].job_id.starts_with("a3f1c2d4"));
+    assert_eq!(
+        completions[0].job_tag,
+        "d0ec2709f9a2730509ce80ef5-ra4b55ce07eb266824763"
+    );
 }
 
 #[test]

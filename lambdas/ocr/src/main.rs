@@ -1,4 +1,5 @@
-//! ocr: starts and polls a run's Textract job.
+//! ocr: starts a run's Textract job and waits for its end by callback (polls it after the wait's
+//! deadline).
 //! See `docket_lambda::handlers::ocr`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc

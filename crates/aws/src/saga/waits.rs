@@ -5,7 +5,6 @@
 //! sees the first. Items expire ([`EXPIRES`], the table's TTL attribute) a week after their last
 //! write, long after any wait's deadline.
 
-use aws_sdk_dynamodb::types::ReturnValue;
 use aws_sdk_dynamodb::Client;
 use docket_core::model::run::TaskToken;
 use docket_core::ports::ReceiptWaits;
@@ -13,8 +12,7 @@ use docket_core::saga::sink::Answer;
 use docket_core::saga::EventId;
 use docket_core::Error;
 
-use crate::errors::classify;
-use crate::item::{n, opt_str, s, Item};
+use crate::item::{opt_str, set_and_read, Item};
 
 /// The key attribute.
 pub const KEY: &str = "eventId";
@@ -45,22 +43,18 @@ impl DynamoWaits {
 
     /// Sets `attribute` of `event`'s item to `value`; the item as it now stands.
     async fn set(&self, event: &EventId, attribute: &str, value: String) -> Result<Item, Error> {
-        let expires = time::OffsetDateTime::now_utc().unix_timestamp() + KEEP_SECONDS;
-        let out = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .key(KEY, s(event.as_str()))
-            .update_expression("SET #value = :value, #expires = :expires")
-            .expression_attribute_names("#value", attribute)
-            .expression_attribute_names("#expires", EXPIRES)
-            .expression_attribute_values(":value", s(value))
-            .expression_attribute_values(":expires", n(expires))
-            .return_values(ReturnValue::AllNew)
-            .send()
-            .await
-            .map_err(|e| classify("dynamodb UpdateItem receipt wait", e))?;
-        Ok(out.attributes.unwrap_or_default())
+        let key = (KEY, event.as_str());
+        let expires = (EXPIRES, KEEP_SECONDS);
+        let what = "dynamodb UpdateItem receipt wait";
+        set_and_read(
+            &self.client,
+            &self.table,
+            key,
+            &[(attribute, value)],
+            expires,
+            what,
+        )
+        .await
     }
 }
 

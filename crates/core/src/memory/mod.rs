@@ -17,7 +17,7 @@ pub use admission::{MemoryAdmission, VirtualTimer};
 pub use blobs::MemoryBlobs;
 pub use config::MemoryConfigs;
 pub use ledger::MemoryLedger;
-pub use ocr::FakeOcr;
+pub use ocr::{FakeOcr, MemoryOcrWaits};
 pub use payable::{accepted_event, MemoryPayable};
 pub use review::MemoryReviewStore;
 pub use saga::{
@@ -30,7 +30,7 @@ use crate::config::PipelineConfig;
 use crate::ids::{DocumentId, RunId, SourceVersion, Tenant};
 use crate::ports::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
-    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasOcr, HasOcrWaits, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 use crate::steps::{Clock, Context, Layout};
 
@@ -45,6 +45,8 @@ pub struct MemoryPorts {
     pub store: MemoryStore,
     /// OCR jobs.
     pub ocr: FakeOcr,
+    /// The OCR Tasks' waits for their jobs.
+    pub ocr_waits: MemoryOcrWaits,
     /// Executions.
     pub workflow: MemoryWorkflow,
     /// Bulk reprocess executions.
@@ -95,6 +97,13 @@ impl HasOcr for MemoryPorts {
     type Ocr = FakeOcr;
     fn ocr(&self) -> &FakeOcr {
         &self.ocr
+    }
+}
+
+impl HasOcrWaits for MemoryPorts {
+    type OcrWaits = MemoryOcrWaits;
+    fn ocr_waits(&self) -> &MemoryOcrWaits {
+        &self.ocr_waits
     }
 }
 
@@ -184,5 +193,6 @@ pub fn test_context(clock: Clock) -> Context {
         config: PipelineConfig::builtin(),
         actor: "docket/test".into(),
         clock,
+        ocr_wait_seconds: crate::steps::DEFAULT_OCR_WAIT_SECONDS,
     }
 }

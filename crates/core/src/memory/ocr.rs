@@ -1,11 +1,11 @@
-//! A scripted OCR provider.
+//! A scripted OCR provider, and the OCR waits in memory.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::ids::OperationId;
+use crate::ids::{OperationId, RunId};
 use crate::model::run::ObjectRef;
-use crate::ports::{Ocr, OcrPoll};
+use crate::ports::{Ocr, OcrPoll, OcrWaiter, OcrWaits};
 use crate::Error;
 
 /// A scripted OCR provider: one job per operation id (like Textract's ClientRequestToken); polls
@@ -28,6 +28,15 @@ pub struct FakeOcr {
 }
 
 impl FakeOcr {
+    /// The job `op` started, if any.
+    pub fn job_of(&self, op: &OperationId) -> Option<String> {
+        self.jobs
+            .lock()
+            .unwrap()
+            .get(op)
+            .map(|(job, _)| job.clone())
+    }
+
     /// Number of distinct jobs started.
     pub fn job_count(&self) -> usize {
         self.jobs.lock().unwrap().len()
@@ -87,5 +96,37 @@ impl Ocr for FakeOcr {
             .get(&document.key)
             .cloned()
             .ok_or_else(|| Error::Internal(format!("no scripted result for {}", document.key)))
+    }
+}
+
+/// One run's OCR wait: the newest waiter and the ended job's id.
+#[derive(Debug, Clone, Default)]
+pub struct OcrWait {
+    /// The newest waiter.
+    pub waiter: Option<OcrWaiter>,
+    /// The job the provider said had ended.
+    pub ended: Option<String>,
+}
+
+/// The OCR waits under one lock, per run.
+#[derive(Debug, Default)]
+pub struct MemoryOcrWaits {
+    /// Per run, its wait.
+    pub waits: Mutex<BTreeMap<RunId, OcrWait>>,
+}
+
+impl OcrWaits for MemoryOcrWaits {
+    async fn wait(&self, waiter: &OcrWaiter) -> Result<Option<String>, Error> {
+        let mut waits = self.waits.lock().unwrap();
+        let wait = waits.entry(waiter.run.run_id.clone()).or_default();
+        wait.waiter = Some(waiter.clone());
+        Ok(wait.ended.clone())
+    }
+
+    async fn ended(&self, run: &RunId, job_id: &str) -> Result<Option<OcrWaiter>, Error> {
+        let mut waits = self.waits.lock().unwrap();
+        let wait = waits.entry(run.clone()).or_default();
+        wait.ended = Some(job_id.to_string());
+        Ok(wait.waiter.clone())
     }
 }

@@ -34,6 +34,18 @@ pub struct RunInput {
     pub reuse_ocr: Option<ObjectRef>,
 }
 
+/// An execution's input, as a run's start writes it (`steps::ingest::begin_run`): the run, and
+/// how long its OCR Task waits for the job's completion notification (the Task's
+/// `TimeoutSecondsPath`; an execution without it fails at StartOcr).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionInput {
+    /// The run.
+    pub run: RunInput,
+    /// Seconds (`steps::Context::ocr_wait_seconds`).
+    pub ocr_wait_seconds: u32,
+}
+
 /// A pointer to an S3 object (optionally one version of it).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -4,8 +4,8 @@
 //! steps use; the unit tests hand every step [`crate::memory::MemoryPorts`].
 
 use super::{
-    BlobStore, ConfigStore, Downstream, EventBus, Ledger, Ocr, Outbox, ReceiptWaits, ReviewStore,
-    SagaJournal, Store, TaskCallback, Workflow,
+    BlobStore, ConfigStore, Downstream, EventBus, Ledger, Ocr, OcrWaits, Outbox, ReceiptWaits,
+    ReviewStore, SagaJournal, Store, TaskCallback, Workflow,
 };
 
 /// Declares one accessor trait: `$has` gives `&Self::$assoc`, a `$port`.
@@ -73,6 +73,10 @@ accessor! {
 accessor! {
     /// A bundle with the receipt waits.
     HasWaits { type Waits: ReceiptWaits; fn waits; }
+}
+accessor! {
+    /// A bundle with the OCR waits.
+    HasOcrWaits { type OcrWaits: OcrWaits; fn ocr_waits; }
 }
 accessor! {
     /// A bundle with the published configs.

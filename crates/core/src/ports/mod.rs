@@ -19,11 +19,11 @@ pub use admission::{Admission, Timer};
 pub use blobs::{BlobStore, ObjectMeta};
 pub use bundle::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
-    HasOcr, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
+    HasOcr, HasOcrWaits, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
 pub use config::{ConfigStore, Published, PublishedConfig};
 pub use ledger::Ledger;
-pub use ocr::{Ocr, OcrPoll};
+pub use ocr::{Ocr, OcrPoll, OcrWaiter, OcrWaits};
 pub use payable::{AnswerBus, PayableBook};
 pub use review::ReviewStore;
 pub use saga::{Deliver, Downstream, EventBus, Outbox, ReceiptWaits, SagaJournal, StaleJournal};

@@ -1,9 +1,10 @@
-//! An asynchronous OCR provider (Textract).
+//! An asynchronous OCR provider (Textract), and where a run's OCR Task waits for its job's
+//! completion notification.
 
 use std::future::Future;
 
-use crate::ids::OperationId;
-use crate::model::run::ObjectRef;
+use crate::ids::{OperationId, RunId};
+use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::ocr::OcrDocument;
 use crate::Error;
 
@@ -39,4 +40,38 @@ pub trait Ocr: Send + Sync {
     /// provider reports only with a result: a stored document whose engine starts with it is
     /// what this provider would read again (`steps::ocr` reuses it for a reprocess).
     fn engine(&self) -> &'static str;
+}
+
+/// The Task that waits for a run's OCR job (`StartOcr`, with a token): the token, and what
+/// ending the wait needs (the run, its job and the ledger fence it holds the job under).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OcrWaiter {
+    /// The waiting Task's token (a bearer credential: kept server-side, never logged).
+    pub token: TaskToken,
+    /// The run.
+    pub run: RunInput,
+    /// The provider's job.
+    pub job_id: String,
+    /// The fence of the ledger claim that holds the job.
+    pub fence: u64,
+}
+
+/// Where a run's OCR Task waits for the provider's completion notification: the waiter and the
+/// notification (the ended job's id) side by side in one record per run, each write answering
+/// what the other wrote before. Whichever of the two arrives second finds the first, so a job
+/// that ends before its Task began to wait is not missed.
+pub trait OcrWaits: Send + Sync {
+    /// Keeps `waiter` as the one waiting for its run's job (a newer one replaces an older one);
+    /// the id of the job the provider said had ended, if its notification came first.
+    fn wait(
+        &self,
+        waiter: &OcrWaiter,
+    ) -> impl Future<Output = Result<Option<String>, Error>> + Send;
+    /// Keeps the provider's notification that `run`'s job `job_id` ended; the waiter, if the
+    /// wait began first.
+    fn ended(
+        &self,
+        run: &RunId,
+        job_id: &str,
+    ) -> impl Future<Output = Result<Option<OcrWaiter>, Error>> + Send;
 }

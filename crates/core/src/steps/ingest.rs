@@ -12,7 +12,7 @@ use crate::audit::AuditDraft;
 use crate::ids::{
     decode_event_key, parse_inbox_key, sha256_hex, DocumentId, OperationId, RunId, SourceVersion,
 };
-use crate::model::run::{ObjectRef, RunInput};
+use crate::model::run::{ExecutionInput, ObjectRef, RunInput};
 use crate::ports::{
     BlobStore, Change, HasBlobs, HasStore, HasWorkflow, RunRecord, RunStatus, Started, Workflow,
 };
@@ -205,7 +205,11 @@ pub(super) async fn begin_run(
         draft,
     )
     .await?;
-    let body = json!({ "run": input });
+    let body = ExecutionInput {
+        run: input.clone(),
+        ocr_wait_seconds: ctx.ocr_wait_seconds,
+    };
+    let body = serde_json::to_value(body).expect("an execution input serializes");
     ports.workflow().start(input.run_id.as_str(), &body).await
 }
 

@@ -104,7 +104,15 @@ pub struct Context {
     pub actor: String,
     /// Time source.
     pub clock: Clock,
+    /// How long a run's OCR Task waits for its job's completion notification before the
+    /// workflow polls the job instead (seconds; the execution input's `ocrWaitSeconds`,
+    /// written when the run starts).
+    pub ocr_wait_seconds: u32,
 }
+
+/// [`Context::ocr_wait_seconds`] unless the stack sets another (`OCR_WAIT_SECONDS`): long
+/// enough for a multi-page job under load; a lost notification costs this much latency.
+pub const DEFAULT_OCR_WAIT_SECONDS: u32 = 300;
 
 /// How many times an audit append is retried when another writer took the next seq first.
 const AUDIT_RACE_ATTEMPTS: usize = 8;

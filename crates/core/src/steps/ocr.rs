@@ -23,6 +23,8 @@
 //!   was produced by the provider's engine asks the provider nothing: its "job" is that stored
 //!   document (`REUSED` + its pointer), accepted and completed through the same ledger and audit
 //!   entries (`reused: true`), and `poll` copies it to the run's own key.
+//! - The workflow learns of the job's end by callback ([`wait`]); if that never comes, it polls
+//!   the job the ledger holds ([`reconcile`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -43,6 +45,11 @@ use crate::ports::{
 };
 use crate::Error;
 
+pub mod wait;
+
+/// `OcrPolled::status` of a job that succeeded.
+pub const SUCCEEDED: &str = "SUCCEEDED";
+
 /// The started job, and the claim under which the run holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -51,6 +58,10 @@ pub struct OcrStarted {
     pub job_id: String,
     /// The ledger fence of the claim that holds the operation; `poll` writes under it.
     pub fence: u64,
+    /// The normalized OCR, when the operation had already completed (a repeated start): no
+    /// poll is needed.
+    #[serde(skip)]
+    pub done: Option<ObjectRef>,
 }
 
 /// What a poll found.
@@ -92,7 +103,16 @@ pub async fn start(
     let previous = match ledger.claim(&op, &fingerprint, now, &rules).await {
         Ok(Claimed::Fresh { fence }) => (fence, None),
         Ok(Claimed::TakenOver { fence, previous }) => (fence, Some(previous)),
-        Ok(Claimed::AlreadyDone(rec)) => return recorded_job(&op, &rec),
+        Ok(Claimed::AlreadyDone(rec)) => {
+            let done = rec
+                .result_pointer
+                .as_deref()
+                .and_then(ObjectRef::from_pointer);
+            return Ok(OcrStarted {
+                done,
+                ..recorded_job(&op, &rec)?
+            });
+        }
         Err(Error::InProgress(why)) => {
             // A live holder. If a provider already holds the work, that job is the answer
             // (this is a retry whose first attempt's answer was lost); otherwise back off.
@@ -147,7 +167,11 @@ pub async fn start(
         .input("raw", &input.sha256)
         .detail(json!({"jobId": job_id, "fence": fence, "reused": job_id.starts_with(REUSED)}));
     holder.commit(write, vec![], draft).await?;
-    Ok(OcrStarted { job_id, fence })
+    Ok(OcrStarted {
+        job_id,
+        fence,
+        done: None,
+    })
 }
 
 /// The job id of a stored OCR reused for a run: the stored document's pointer behind this.
@@ -190,6 +214,7 @@ fn recorded_job(op: &OperationId, rec: &OperationRecord) -> Result<OcrStarted, E
     Ok(OcrStarted {
         job_id,
         fence: rec.fence,
+        done: None,
     })
 }
 
@@ -380,7 +405,7 @@ pub async fn poll(
                 }));
             holder.commit(write, vec![], draft).await?;
             Ok(OcrPolled {
-                status: "SUCCEEDED".into(),
+                status: SUCCEEDED.into(),
                 normalized: Some(target),
                 pages_read: (!reused).then_some(document.pages.len()),
             })
@@ -390,4 +415,19 @@ pub async fn poll(
             Err(holder.fail_run(Some(job_id), error).await)
         }
     }
+}
+
+/// The fallback when the workflow's wait for the job's end ran into its deadline (its
+/// notification lost): polls once the job the ledger holds for the run, under the fence it
+/// holds it with.
+pub async fn reconcile(
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
+    ctx: &Context,
+    input: &RunInput,
+) -> Result<OcrPolled, Error> {
+    let op = Step::Ocr.operation(&input.run_id);
+    let record = ports.ledger().get(&op).await?;
+    let record = record.ok_or_else(|| Error::Internal(format!("no ledger record for {op}")))?;
+    let started = recorded_job(&op, &record)?;
+    poll(ports, ctx, input, &started).await
 }

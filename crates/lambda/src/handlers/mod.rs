@@ -8,6 +8,7 @@ pub mod audit_digest;
 pub mod compensate;
 pub mod ingest;
 pub mod ocr;
+pub mod ocr_notified;
 pub mod reprocess;
 pub mod review;
 pub mod route;

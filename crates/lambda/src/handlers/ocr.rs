@@ -1,67 +1,79 @@
-//! ocr: starts the Textract job of a run (`action: start`) and polls it (`action: poll`), writing
-//! the normalized OCR when it is done. See `docket_core::steps::ocr`.
+//! ocr: the run's OCR Task (`action: start`, with the Task's token) starts the Textract job and
+//! waits for its end by callback; after the wait's deadline, `action: poll` polls the job the
+//! ledger holds. See `docket_core::steps::ocr` and its `wait`.
 
-use docket_core::model::run::RunInput;
+use docket_core::model::run::{RunInput, TaskToken};
 use docket_core::model::step::Step;
-use docket_core::ports::{HasBlobs, HasConfigs, HasLedger, HasOcr, HasStore};
-use docket_core::steps::ocr::{self, OcrStarted};
+use docket_core::ports::HasStore;
+use docket_core::ports::{HasBlobs, HasCallback, HasConfigs, HasLedger, HasOcr, HasOcrWaits};
+use docket_core::steps::ocr::wait::{self, Ended};
+use docket_core::steps::ocr::{self, OcrPolled};
 use docket_core::steps::Context;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::metrics::{self, Metric};
 use crate::{run_context, run_step, Failure};
 
-/// What ocr runs on: Textract through admission.
-pub type Deps = crate::Deps<crate::deps::Textract>;
+/// What the OCR functions run on (ocr and ocr-notified).
+pub type Deps = crate::Deps<crate::deps::OcrFns>;
 
 /// What the state machine sends (`StartOcr`, `PollOcr`).
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
-    /// Start (or find) the run's job.
+    /// Start (or find) the run's job and wait for its end with `token`.
     Start {
         /// The run.
         run: RunInput,
+        /// The waiting Task's token (serialized by the fixture tests only).
+        #[cfg_attr(test, serde(serialize_with = "crate::fixtures::expose_token"))]
+        token: TaskToken,
     },
-    /// Poll the job `StartOcr` returned.
+    /// Poll the job the ledger holds (the wait ran into its deadline).
     Poll {
         /// The run.
         run: RunInput,
-        /// The job and the claim's fence.
-        #[serde(flatten)]
-        started: OcrStarted,
     },
 }
 
-/// Starts or polls the run's OCR job.
+/// Starts the run's OCR job and waits, or polls it.
 pub async fn handle(
-    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs),
+    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback),
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {
     match request {
-        Request::Start { run } => {
+        Request::Start { run, token } => {
             let ctx = &*run_context(ports, ctx, "ocr.start", &run).await?;
             run_step("ocr.start", Step::Ocr, &run, async {
-                let started = ocr::start(ports, ctx, &run).await?;
-                tracing::info!(jobId = %started.job_id, fence = started.fence, "ocr job started");
-                Ok(started)
+                let ended = wait::start_and_wait(ports, ctx, &run, &token).await?;
+                if let Ended::Succeeded(polled) = &ended {
+                    pages_metric(&run, polled);
+                }
+                tracing::info!(wait = ended.name(), "ocr job started");
+                Ok(json!({"wait": ended.name()}))
             })
             .await
         }
-        Request::Poll { run, started } => {
+        Request::Poll { run } => {
             let ctx = &*run_context(ports, ctx, "ocr.poll", &run).await?;
             run_step("ocr.poll", Step::Ocr, &run, async {
-                let polled = ocr::poll(ports, ctx, &run, &started).await?;
-                if let Some(pages) = polled.pages_read {
-                    let of = metrics::Of::run(&run, Step::Ocr);
-                    metrics::emit(Metric::OcrPages, pages as f64, of, &[]);
-                }
+                let polled = ocr::reconcile(ports, ctx, &run).await?;
+                pages_metric(&run, &polled);
                 Ok(polled)
             })
             .await
         }
+    }
+}
+
+/// The pages the provider read for `run` (none when its stored OCR was reused): the OcrPages
+/// metric.
+pub fn pages_metric(run: &RunInput, polled: &OcrPolled) {
+    if let Some(pages) = polled.pages_read {
+        let of = metrics::Of::run(run, Step::Ocr);
+        metrics::emit(Metric::OcrPages, pages as f64, of, &[]);
     }
 }

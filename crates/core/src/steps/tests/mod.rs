@@ -6,6 +6,7 @@ mod audit;
 mod config;
 mod edges;
 mod ocr_ledger;
+mod ocr_wait;
 mod payable;
 mod pipeline;
 mod recover;
@@ -18,12 +19,13 @@ use serde_json::Value;
 use time::macros::datetime;
 
 use super::ingest::{self, IngestOutcome, ObjectCreated};
+use super::ocr::wait::{self, Ended};
 use super::{ocr, route, validate, Clock, Context};
 use crate::audit::{verify, AuditEntry};
 use crate::ids::DocumentId;
 use crate::memory::{test_context, MemoryPorts, MemoryStore};
 use crate::model::run::ObjectRef;
-use crate::model::run::RunInput;
+use crate::model::run::{RunInput, TaskToken};
 use crate::model::step::Step;
 use crate::ocr::OcrDocument;
 use crate::ports::{BlobStore, OcrPoll, RunStatus, Started, Store};
@@ -125,21 +127,42 @@ impl World {
         ocr::start(&self.ports, &self.ctx, input).await
     }
 
-    /// Runs the state machine's path for one run: OCR start + polls, validate, route.
+    /// OCR as the deployed workflow runs it: the Task's invocation starts the job and waits
+    /// with a token, the job's completion notification ends the wait (its poll retried while
+    /// the job runs); the normalized OCR the callback carried.
+    async fn ocr(&self, input: &RunInput) -> Result<ObjectRef, Error> {
+        let token = TaskToken::new(format!("ocr-{}", input.run_id)).unwrap();
+        let mut ended = wait::start_and_wait(&self.ports, &self.ctx, input, &token).await?;
+        while ended == Ended::Waiting {
+            let job = self.ports.ocr.job_of(&Step::Ocr.operation(&input.run_id));
+            let run = &input.run_id;
+            let waiter = wait::ended(&self.ports, run, &job.unwrap()).await?;
+            ended = match wait::end_wait(&self.ports, &self.ctx, &waiter.unwrap()).await {
+                Err(Error::InProgress(_)) => Ended::Waiting,
+                other => other?,
+            };
+        }
+        match ended {
+            Ended::Succeeded(polled) => Ok(polled.normalized.expect("a succeeded poll's OCR")),
+            Ended::Failed(kind) => Err(kind.with_detail("the OCR Task failed")),
+            other => panic!("the wait ended as {other:?}"),
+        }
+    }
+
+    /// Runs the state machine's path for one run: OCR (by callback), validate, route.
     async fn run(&self, input: &RunInput) -> Result<(String, Option<ObjectRef>), Error> {
-        let started = self.start(input).await?;
-        let normalized = loop {
-            let polled = ocr::poll(&self.ports, &self.ctx, input, &started).await?;
-            if let Some(n) = polled.normalized {
-                break n;
-            }
-        };
+        let normalized = self.ocr(input).await?;
         let validated = validate::run(&self.ports, &self.ctx, input, &normalized).await?;
         if validated.decision != "auto_approve" {
             return Ok((validated.decision, None));
         }
         let routed = route::run(&self.ports, &self.ctx, input, &validated.report, None).await?;
         Ok((routed.status, Some(routed.result)))
+    }
+
+    /// The Task callbacks sent so far: (token, `Ok(output)` or `Err(error name)`).
+    fn callbacks(&self) -> Vec<(String, Result<Value, String>)> {
+        self.ports.callback.calls.lock().unwrap().clone()
     }
 
     /// The same world seen `seconds` later.

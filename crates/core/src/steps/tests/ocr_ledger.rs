@@ -192,6 +192,7 @@ async fn a_late_poll_by_a_taken_over_holder_cannot_complete_the_operation() {
     let stale = ocr::OcrStarted {
         job_id: taken.job_id.clone(),
         fence: 1,
+        done: None,
     };
     let late = ocr::poll(&w.ports, &w.ctx, &input, &stale).await;
 

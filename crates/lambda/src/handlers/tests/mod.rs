@@ -6,6 +6,7 @@
 
 use docket_core::ids::RunId;
 use docket_core::memory::{test_context, MemoryPorts};
+use docket_core::model::step::Step;
 use docket_core::ocr::OcrDocument;
 use docket_core::ports::{OcrPoll, RunStatus, Store};
 use docket_core::review::identity::{Operators, Reviewers, DEFAULT_ROLE_PREFIX};
@@ -14,7 +15,7 @@ use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
 use time::macros::datetime;
 
-use super::{compensate, ingest, ocr, review, route, validate};
+use super::{compensate, ingest, ocr, ocr_notified, review, route, validate};
 use crate::{parse, review_api, Failure};
 
 const ASL: &str = include_str!("../../../../../statemachines/document-pipeline.asl.json");
@@ -22,6 +23,7 @@ const UPLOAD: &str = include_str!("../../../../../tests/fixtures/s3-object-creat
 const API_REQUEST: &str =
     include_str!("../../../../../tests/fixtures/function-url-review-decision.json");
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+const COMPLETION: &str = include_str!("../../../../../tests/fixtures/sns-textract-completion.json");
 const TOKEN: &str = "token-of-the-waiting-task";
 
 struct World {
@@ -97,12 +99,18 @@ fn payload(name: &str, state: &Value) -> Value {
     template(&task(name)["Parameters"]["Payload"], state)
 }
 
-/// What the Task `name` keeps of the function's `answer`, put at its `ResultPath` in `state`.
+/// What the Task `name` keeps of the function's `answer` (of a Task that waits for a token:
+/// of the callback's output), put at its `ResultPath` in `state`.
 fn keep(name: &str, answer: Value, state: &mut Value) {
     let task = task(name);
+    let resource = task["Resource"].as_str().unwrap_or_default();
+    let result = match resource.ends_with(".waitForTaskToken") {
+        true => answer.clone(),
+        false => json!({ "Payload": answer }),
+    };
     let selected = match &task["ResultSelector"] {
         Value::Null => answer,
-        selector => template(selector, &json!({ "Payload": answer })),
+        selector => template(selector, &result),
     };
     if let Some(path) = task["ResultPath"].as_str() {
         state[path.strip_prefix("$.").unwrap()] = selected;
@@ -153,20 +161,30 @@ impl World {
         self.ocr_and_validate(state).await
     }
 
-    /// An ingested execution after StartOcr, PollOcr until it succeeds, and Validate.
+    /// An ingested execution after StartOcr (its wait ended by the job's notification to
+    /// ocr-notified, retried while the job runs, as Lambda retries an asynchronous event) and
+    /// Validate.
     async fn ocr_and_validate(&self, mut state: Value) -> Value {
         let start = parse(payload("StartOcr", &state)).unwrap();
         let answer = ocr::handle(&self.ports, &self.ctx, start).await;
-        keep("StartOcr", answer.expect("StartOcr"), &mut state);
+        assert_eq!(answer.expect("StartOcr")["wait"], "waiting");
+        let run = RunId::parse(state["run"]["runId"].as_str().unwrap()).unwrap();
+        let job = self.ports.ocr.job_of(&Step::Ocr.operation(&run)).unwrap();
+        let message = json!({"JobId": job, "Status": "SUCCEEDED", "JobTag": run.as_str()});
+        let mut event: Value = serde_json::from_str(COMPLETION).unwrap();
+        event["Records"][0]["Sns"]["Message"] = message.to_string().into();
         loop {
-            let poll = parse(payload("PollOcr", &state)).unwrap();
-            let answer = ocr::handle(&self.ports, &self.ctx, poll).await;
-            keep("PollOcr", answer.expect("PollOcr"), &mut state);
-            if state["poll"]["status"] == "SUCCEEDED" {
-                break;
+            let event = parse(event.clone()).unwrap();
+            match ocr_notified::handle(&self.ports, &self.ctx, event).await {
+                Ok(answer) => break assert_eq!(answer["waits"], json!(["succeeded"])),
+                Err(Failure(e)) => assert_eq!(e.name(), "Transient.InProgress"),
             }
-            assert_eq!(state["poll"]["status"], "IN_PROGRESS");
         }
+        // The callback is the Task's result (taken, as Step Functions takes it).
+        let (token, output) = self.ports.callback.calls.lock().unwrap().pop().unwrap();
+        assert_eq!(token, TOKEN);
+        keep("StartOcr", output.expect("the wait ended"), &mut state);
+        assert_eq!(state["poll"]["status"], "SUCCEEDED");
         let request = parse(payload("Validate", &state)).unwrap();
         let answer = validate::handle(&self.ports, &self.ctx, request).await;
         keep("Validate", answer.expect("Validate"), &mut state);
@@ -260,6 +278,17 @@ impl World {
 }
 
 const ALICE: &str = "arn:aws:sts::111122223333:assumed-role/docket-reviewer-acme/alice";
+
+#[tokio::test]
+async fn the_ocr_waits_deadline_which_start_ocr_reads_is_in_the_execution_input() {
+    let w = world();
+    let state = w.ingested("inbox/acme/deadline.png", 0.97).await;
+    for field in ["TimeoutSecondsPath", "HeartbeatSecondsPath"] {
+        let path = task("StartOcr")[field].as_str().unwrap().to_string();
+        let seconds = template(&json!({ "s.$": path }), &state)["s"].clone();
+        assert_eq!(seconds, json!(w.ctx.ocr_wait_seconds), "{field}");
+    }
+}
 
 #[tokio::test]
 async fn a_clear_invoice_goes_through_ingest_ocr_validate_and_route() {
