@@ -1,9 +1,10 @@
 //! Pipeline benchmark (`make bench`; figures, not pass/fail). Against the stack deployed to a
 //! LocalStack whose log is at `DOCKET_LOCALSTACK_LOG`:
 //!
-//! 1. one auto-approved one-page document: state transitions (all, and without the OCR poll
-//!    loop), Lambda invocations, DynamoDB write requests and S3 puts, the last two counted from
-//!    LocalStack's request log; and its bill per 1,000 such documents, orchestration and OCR
+//! 1. one auto-approved one-page document: state transitions (and the polls of the OCR poll
+//!    loop, entered only when no completion notification ended the OCR wait), Lambda
+//!    invocations (the Tasks', ingest's and ocr-notified's, counted at the wire), DynamoDB write
+//!    requests and S3 puts, the last two counted from LocalStack's request log; and its bill per 1,000 such documents, orchestration and OCR
 //!    apart (`docket_e2e::cost`, applied to what `docket_e2e::metering` read);
 //! 2. the operation ledger's cost for the OCR step, in DynamoDB requests: on the first run (from
 //!    the same document's request log), and for a replay of the step after completion (the OCR
@@ -16,10 +17,9 @@
 use std::time::Instant;
 
 use aws_sdk_sfn::types::HistoryEvent;
+use docket_core::ids::sha256_hex;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
-use docket_e2e::{metering, reviewers};
-
-const POLL_LOOP: &[&str] = &["WaitForOcr", "PollOcr", "OcrDone?", "CountPoll"];
+use docket_e2e::{metering, reviewers, util};
 
 fn log_len(path: &str) -> usize {
     std::fs::metadata(path).map_or(0, |m| m.len() as usize)
@@ -56,8 +56,17 @@ fn entered(history: &[HistoryEvent]) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// Invocations of ocr-notified run so far: SNS invokes it by ARN, asynchronously (the `Event`
+/// invoke is accepted, 202), and the local executor then runs it (200): the runs are counted.
+async fn notified_invocations(stack: &Stack) -> usize {
+    let subject = sha256_hex(stack.out("OcrNotifiedFunctionArn").as_bytes());
+    let invokes = util::wire_requests("lambda", "Invoke", &subject).await;
+    invokes.iter().filter(|r| r["status"] == 200).count()
+}
+
 async fn one_document(stack: &Stack, log: &str) {
     let tenant = tenant();
+    let notified_before = notified_invocations(stack).await;
     let document = Stack::document_id(&tenant, "bench.pdf");
     let offset = log_len(log);
     let mark = metering::mark().await;
@@ -79,7 +88,7 @@ async fn one_document(stack: &Stack, log: &str) {
     let history = stack.history(&run_id).await;
     let states = entered(&history);
     let polls = states.iter().filter(|(n, _)| n == "PollOcr").count();
-    let without_polls = states.len() - POLL_LOOP.len() * polls.saturating_sub(1);
+    let notified = notified_invocations(stack).await - notified_before;
     let invocations = history
         .iter()
         .filter(|e| {
@@ -87,7 +96,8 @@ async fn one_document(stack: &Stack, log: &str) {
                 || e.r#type().as_str() == "LambdaFunctionScheduled"
         })
         .count()
-        + 1; // ingest, invoked by EventBridge
+        + 1 // ingest, invoked by EventBridge
+        + notified; // ocr-notified, invoked by SNS
     let requests = requests_since(log, offset);
     let count = |ops: &[&str]| {
         requests
@@ -105,13 +115,18 @@ async fn one_document(stack: &Stack, log: &str) {
     let s3_puts = count(&["s3.PutObject", "s3.CopyObject"]) - 1; // minus the upload itself
     println!("bench: one auto-approved one-page document (run {run_id})");
     println!(
-        "bench:   state transitions: {} ({} without the OCR poll loop; {polls} polls)",
+        "bench:   state transitions: {} ({polls} polls: the OCR wait ended by {})",
         states.len(),
-        without_polls
+        if polls == 0 {
+            "its notification"
+        } else {
+            "its deadline"
+        }
     );
     println!(
-        "bench:   lambda invocations: {invocations} (ingest + {} task invocations)",
-        invocations - 1
+        "bench:   lambda invocations: {invocations} (ingest + {} task invocations + \
+         {notified} ocr-notified)",
+        invocations - 1 - notified
     );
     println!("bench:   dynamodb write requests: {dynamodb_writes}");
     println!("bench:   s3 puts by the pipeline: {s3_puts}");
@@ -131,7 +146,8 @@ async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: 
         .await
         .unwrap();
     let input: serde_json::Value = serde_json::from_str(execution.input().unwrap()).unwrap();
-    let payload = serde_json::json!({"action": "start", "run": input["run"]});
+    let token = "AQCEAAAAKgAAAAMAAAAAAAAAAZbenchreplaytoken==";
+    let payload = serde_json::json!({"action": "start", "run": input["run"], "token": token});
     let offset = log_len(log);
     let out = stack
         .lambda
@@ -152,11 +168,15 @@ async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: 
          conditional put)"
     );
     println!(
-        "bench:   first run: {first_run_updates} UpdateItem in the run (the OCR claim, and the \
-         receipt wait's token and answer: 2); accepted and completed are items of the step's 2 \
+        "bench:   first run: {first_run_updates} UpdateItem in the run (the OCR claim; the OCR \
+         wait's waiter and notice: 2; the call slots of the start and the poll: 2; the receipt \
+         wait's token and answer: 2); accepted and completed are items of the step's 2 \
          audit transactions: 0 extra requests"
     );
-    println!("bench:   replay after completion: {replay:?} (no provider call)");
+    println!(
+        "bench:   replay after completion: {replay:?} (no provider call; its callback, with a \
+         token no Task waits on, is refused)"
+    );
 }
 
 async fn twenty_at_once(stack: &Stack) {
