@@ -1,5 +1,6 @@
 //! OCR completion by callback: the Task's wait and the job's notification in either order,
-//! duplicates, a failed job, a notification that comes after the Task gave up waiting.
+//! duplicates, a notification that comes after the Task gave up waiting (a failed job: in
+//! `pipeline.rs`).
 
 use super::*;
 
@@ -112,31 +113,6 @@ async fn a_notification_while_the_job_still_runs_is_retried_and_ends_nothing_yet
     assert_eq!(early.unwrap_err().name(), "Transient.InProgress");
     assert!(matches!(retried, Ok(Ended::Succeeded(_))), "{retried:?}");
     assert_eq!(w.callbacks().len(), 1);
-}
-
-#[tokio::test]
-async fn a_failed_job_ends_the_wait_with_its_named_error_and_the_run_failed() {
-    let w = world();
-    w.script_ocr(
-        "inbox/acme/bad.png",
-        OcrPoll::Failed("BadDocumentException".into()),
-    );
-    let input = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/bad.png", PNG, "2026-11-30T10:00:00Z"))
-            .await,
-    );
-
-    let outcome = w.ocr(&input).await;
-
-    assert_eq!(outcome.unwrap_err().name(), "Business.OcrFailed");
-    let calls = w.callbacks();
-    assert_eq!(calls.len(), 1, "{calls:?}");
-    assert_eq!(calls[0].1, Err("Business.OcrFailed".to_string()));
-    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
-    assert_eq!(
-        (run.status, run.error.as_deref()),
-        (RunStatus::Failed, Some("Business.OcrFailed"))
-    );
 }
 
 #[tokio::test]

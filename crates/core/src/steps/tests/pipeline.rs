@@ -260,6 +260,10 @@ async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
         (run.status, run.error.as_deref()),
         (RunStatus::Failed, Some("Business.OcrFailed"))
     );
+    // and the OCR Task's wait was ended once, with that error (StartOcr catches it by name)
+    let calls = w.callbacks();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].1, Err("Business.OcrFailed".to_string()));
 }
 
 #[tokio::test]
