@@ -416,34 +416,6 @@ async fn the_reprocess_function_may_ask_whether_a_pipeline_execution_still_runs(
     );
 }
 
-#[tokio::test]
-async fn an_upload_whose_ingest_fails_every_attempt_goes_to_the_failure_queue() {
-    let stack = Stack::load().await;
-    let config = stack
-        .lambda
-        .get_function_event_invoke_config()
-        .function_name(stack.out("IngestFunctionName"))
-        .qualifier("$LATEST")
-        .send()
-        .await
-        .expect("ingest's asynchronous invocation configuration");
-    let target = config
-        .destination_config()
-        .and_then(|d| d.on_failure())
-        .and_then(|f| f.destination())
-        .unwrap_or_default();
-    let queue = stack
-        .out("IngestFailureQueueUrl")
-        .rsplit('/')
-        .next()
-        .unwrap_or_default();
-    assert!(
-        !queue.is_empty() && target.ends_with(&format!(":{queue}")),
-        "ingest's on-failure destination {target:?} is not the stack's queue {queue:?}"
-    );
-    assert_eq!(config.maximum_retry_attempts(), Some(2));
-}
-
 /// A CloudWatch Query API call to LocalStack (the tests build no CloudWatch SDK: its protocol
 /// crates would change the SDK features every function is built with). LocalStack routes by the
 /// credential scope's service and does not check the signature.

@@ -13,6 +13,7 @@ mod forgery;
 mod happy;
 mod hostile;
 mod infra;
+mod ingest_queue;
 mod lost_ack;
 mod metrics;
 mod obligations;

@@ -3,7 +3,9 @@
 //! dropped at once all complete, and the provider refuses none of the pipeline's calls and never
 //! runs more jobs than its limit. The lowered quotas are recorded through the CLI, as an operator
 //! would. Without docket's record (admission pacing at AWS's defaults)
-//! the same drop is refused by the provider, which is what this test would then report.
+//! the same drop is refused by the provider, which is what this test would then report. Ingest
+//! starts the executions at the same pace (its queue holds the rest): never more than the start
+//! quota in a second, read from the executions' start times.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::admission::DynamoAdmission;
@@ -35,6 +37,14 @@ fn region() -> String {
 /// What our local Textract saw in `region`, under `path`.
 fn seen<'a>(view: &'a Value, region: &str, path: &[&str]) -> &'a Value {
     path.iter().fold(&view["seen"][region], |v, p| &v[*p])
+}
+
+/// The most instants among `at` (ms) in any one-second window `(t - 1000, t]`.
+fn busiest_second(at: &[i64]) -> usize {
+    at.iter()
+        .map(|&t| at.iter().filter(|&&u| u > t - 1000 && u <= t).count())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Waits (bounded) until the local Textract runs no job in the stack's region.
@@ -154,10 +164,28 @@ async fn drop_at_once(stack: Stack) {
         stack.upload(&format!("inbox/{tenant}/{name}"), pdf).await;
         documents.push(Stack::document_id(&tenant, &name));
     }
+    let mut started_ms = Vec::new();
     for document in &documents {
         let runs = stack.wait_for_runs(document, 1).await;
         assert_eq!(s(&runs[0], "status"), "completed", "{document}: {runs:?}");
+        let execution = stack
+            .sfn
+            .describe_execution()
+            .execution_arn(stack.execution_arn(&s(&runs[0], "runId")))
+            .send()
+            .await
+            .expect("the run's execution");
+        let start = execution.start_date();
+        started_ms.push(start.secs() * 1000 + i64::from(start.subsec_nanos() / 1_000_000));
     }
+    // Ingest started the executions at the pace of the start quota, not at once: the burst
+    // waited in its queue (uploaded within a second or so, they would otherwise all start in
+    // the same second or two).
+    let busiest = busiest_second(&started_ms);
+    assert!(
+        busiest <= STARTS_PER_SECOND as usize,
+        "{busiest} executions started in one second: {started_ms:?}"
+    );
 
     let view = util::textract_quotas(Method::GET, &Value::Null).await;
     let region = region();

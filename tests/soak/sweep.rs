@@ -1,5 +1,5 @@
-//! No lost uploads (issue "Recover and observe"): an upload whose ingest fails on every attempt
-//! (the first and Lambda's two retries) lands on ingest's on-failure queue; `docket ops sweep`
+//! No lost uploads (issue "Recover and observe"): an upload whose ingest fails on every delivery
+//! from its queue (five, backing off) lands on ingest's failure queue; `docket ops sweep`
 //! lists it (no run, no quarantine copy, its event queued), and `--resubmit` processes it once
 //! and drains the queue.
 
@@ -65,8 +65,9 @@ async fn an_upload_whose_ingest_fails_every_attempt_is_queued_listed_and_resubmi
     let (tenant, documents) = drop_invoices(&stack, 1).await;
     let key = format!("inbox/{tenant}/inv-000.pdf");
 
-    // when its attempts run out, its event lands on the on-failure queue
-    let deadline = Instant::now() + Duration::from_secs(180);
+    // when its deliveries run out (five, each after a longer backoff: at most 10 + 20 + 40 +
+    // 80 s), its event lands on the failure queue
+    let deadline = Instant::now() + Duration::from_secs(300);
     while depth(&sqs, &queue).await <= before {
         assert!(Instant::now() < deadline, "nothing reached {queue}");
         tokio::time::sleep(Duration::from_secs(2)).await;

@@ -26,6 +26,7 @@ pub mod review;
 pub mod s3;
 pub mod saga;
 pub mod sfn;
+pub mod sqs;
 pub mod textract;
 
 use std::sync::OnceLock;

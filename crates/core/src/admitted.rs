@@ -91,20 +91,79 @@ impl Rules {
     pub fn pacer(&self, operation: &str) -> String {
         format!("{}-{operation}", self.provider)
     }
+
+    /// The quotas in force: those recorded in `admission`, or the defaults when none are.
+    pub async fn quotas(&self, admission: &impl Admission) -> Result<Quotas, Error> {
+        let recorded = admission.quotas(self.provider).await?;
+        Ok(recorded.unwrap_or_else(|| self.defaults.clone()))
+    }
+
+    /// How the slots of an operation with `per_second` calls a second are spaced under
+    /// `quotas` (their arrival jitter).
+    pub fn pace(&self, per_second: u32, quotas: &Quotas) -> Pace {
+        let jitter = i64::from(quotas.arrival_jitter_ms);
+        Pace::for_quota(per_second, self.max_late_ms, jitter, self.horizon_ms)
+    }
 }
 
 /// How many times a caller that woke too late takes another call slot before giving up.
 const LATE_TURNS: usize = 3;
 
+/// Waits for a slot of `pacer` (spaced by `pace`), asked for `lead_ms` ahead of now: [`Turn::Ours`]
+/// once the slot has come (call now), [`Turn::Busy`] when every slot within the horizon is
+/// taken, [`Turn::Late`] when the caller woke too late for [`LATE_TURNS`] slots in a row (each
+/// time asking twice as far ahead as taking the last one took).
+pub async fn take_turn(
+    admission: &impl Admission,
+    timer: &impl Timer,
+    pacer: &str,
+    pace: &Pace,
+    lead_ms: i64,
+) -> Result<Turn, Error> {
+    let mut lead = lead_ms;
+    for _ in 0..LATE_TURNS {
+        let asked = timer.now_ms();
+        match admission.take_slot(pacer, pace, asked + lead).await? {
+            Taken::Busy { .. } => return Ok(Turn::Busy),
+            Taken::Slot { at_ms, .. } => {
+                let took = timer.now_ms() - asked;
+                timer.sleep_until(at_ms).await;
+                if usable(at_ms, timer.now_ms(), pace) {
+                    return Ok(Turn::Ours);
+                }
+                // Taking it outlasted the lead (a slow store): ask further ahead.
+                lead = lead.max(2 * took);
+            }
+        }
+    }
+    Ok(Turn::Late)
+}
+
 /// What waiting for a call slot came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Turn {
+pub enum Turn {
     /// Call now.
     Ours,
     /// Every slot within the horizon is taken.
     Busy,
     /// The caller woke too late for [`LATE_TURNS`] slots in a row.
     Late,
+}
+
+impl Turn {
+    /// `Ok` for [`Turn::Ours`]; otherwise `Transient.QuotaFull`, naming `pacer` and why (the
+    /// caller comes back later, as the state machine's retry or the queue's redelivery).
+    pub fn admitted(self, pacer: &str, horizon_ms: i64) -> Result<(), Error> {
+        match self {
+            Turn::Ours => Ok(()),
+            Turn::Busy => Err(Error::QuotaFull(format!(
+                "{pacer}: every call slot within {horizon_ms} ms is taken"
+            ))),
+            Turn::Late => Err(Error::QuotaFull(format!(
+                "{pacer}: woke too late for {LATE_TURNS} call slots in a row"
+            ))),
+        }
+    }
 }
 
 /// An [`Ocr`] provider whose calls take their turn first (see the module docs).
@@ -139,8 +198,7 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
 
     /// The quotas in force: those recorded, or the provider's defaults when none are.
     pub async fn quotas(&self) -> Result<Quotas, Error> {
-        let recorded = self.admission.quotas(self.rules.provider).await?;
-        Ok(recorded.unwrap_or_else(|| self.rules.defaults.clone()))
+        self.rules.quotas(&self.admission).await
     }
 
     /// Takes a job slot for `holder`, reclaiming crashed holders' slots when all are held.
@@ -175,30 +233,9 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
             return Ok(Turn::Ours);
         };
         let rules = &self.rules;
-        let jitter = i64::from(quotas.arrival_jitter_ms);
-        let pace = Pace::for_quota(per_second, rules.max_late_ms, jitter, rules.horizon_ms);
+        let pace = rules.pace(per_second, quotas);
         let pacer = rules.pacer(operation);
-        let mut lead = rules.lead_ms;
-        for _ in 0..LATE_TURNS {
-            let asked = self.timer.now_ms();
-            match self
-                .admission
-                .take_slot(&pacer, &pace, asked + lead)
-                .await?
-            {
-                Taken::Busy { .. } => return Ok(Turn::Busy),
-                Taken::Slot { at_ms, .. } => {
-                    let took = self.timer.now_ms() - asked;
-                    self.timer.sleep_until(at_ms).await;
-                    if usable(at_ms, self.timer.now_ms(), &pace) {
-                        return Ok(Turn::Ours);
-                    }
-                    // Taking it outlasted the lead (a slow store): ask further ahead.
-                    lead = lead.max(2 * took);
-                }
-            }
-        }
-        Ok(Turn::Late)
+        take_turn(&self.admission, &self.timer, &pacer, &pace, rules.lead_ms).await
     }
 
     /// Gives `holder`'s job slot back (nothing when it holds none).
@@ -221,18 +258,8 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         let holder = operation.as_str();
         self.job_slot(holder, &quotas).await?;
         let pacer = self.rules.pacer(self.rules.start);
-        match self.turn(self.rules.start, &quotas).await? {
-            Turn::Ours => {}
-            Turn::Busy => {
-                let horizon = self.rules.horizon_ms;
-                let why = format!("{pacer}: every call slot within {horizon} ms is taken");
-                return Err(Error::QuotaFull(why));
-            }
-            Turn::Late => {
-                let why = format!("{pacer}: woke too late for {LATE_TURNS} call slots in a row");
-                return Err(Error::QuotaFull(why));
-            }
-        }
+        let turn = self.turn(self.rules.start, &quotas).await?;
+        turn.admitted(&pacer, self.rules.horizon_ms)?;
         match self.inner.start(operation, document, tag).await {
             Ok(job) => Ok(job),
             // No job can exist: the provider refused the document itself. (A conflict may name
@@ -263,5 +290,6 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
     }
 }
 
+pub mod starts;
 #[cfg(test)]
 mod tests;

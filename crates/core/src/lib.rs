@@ -17,6 +17,7 @@ pub mod memory;
 pub mod model;
 pub mod ocr;
 pub mod ports;
+pub mod redelivery;
 pub mod reprocess;
 pub mod review;
 pub mod saga;

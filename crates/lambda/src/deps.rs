@@ -13,8 +13,10 @@ use docket_aws::review::DynamoReviewStore;
 use docket_aws::s3::S3Blobs;
 use docket_aws::saga::{DynamoJournal, DynamoOutbox, DynamoWaits};
 use docket_aws::sfn::{SfnCallback, SfnWorkflow};
+use docket_aws::sqs::QueuedEvents;
 use docket_aws::textract::TextractOcr;
 use docket_aws::{env, Faults};
+use docket_core::admitted::starts::PacedStarts;
 use docket_core::admitted::{AdmittedOcr, Rules};
 use docket_core::config::PipelineConfig;
 use docket_core::ports::{
@@ -56,7 +58,7 @@ impl Extra for () {
     }
 }
 
-/// ingest starts executions of `STATE_MACHINE_ARN`.
+/// reprocess starts executions of `STATE_MACHINE_ARN` (ingest too, paced: [`Ingest`]).
 impl Extra for SfnWorkflow {
     fn from_env(sdk: &SdkConfig, faults: &Faults, _: &DynamoStore) -> Result<Self, Error> {
         Ok(SfnWorkflow::with_faults(
@@ -64,6 +66,26 @@ impl Extra for SfnWorkflow {
             env("STATE_MACHINE_ARN")?,
             faults,
         ))
+    }
+}
+
+/// What ingest has: executions started at the pace OCR admits them, and its queue.
+pub struct Ingest {
+    /// `STATE_MACHINE_ARN`'s executions, each start paced through `ADMISSION_TABLE`.
+    pub workflow: PacedStarts<SfnWorkflow, DynamoAdmission, SystemTimer>,
+    /// `INGEST_QUEUE_URL`, its failures set aside on `INGEST_FAILURE_QUEUE_URL`.
+    pub queue: QueuedEvents,
+}
+
+impl Extra for Ingest {
+    fn from_env(sdk: &SdkConfig, faults: &Faults, store: &DynamoStore) -> Result<Self, Error> {
+        let admission = DynamoAdmission::new(store.client().clone(), env("ADMISSION_TABLE")?);
+        let workflow = <SfnWorkflow as Extra>::from_env(sdk, faults, store)?;
+        let (queue, failures) = (env("INGEST_QUEUE_URL")?, env("INGEST_FAILURE_QUEUE_URL")?);
+        Ok(Ingest {
+            workflow: PacedStarts::new(workflow, admission, SystemTimer, Rules::textract()),
+            queue: QueuedEvents::with_faults(sdk, queue, failures, faults),
+        })
     }
 }
 
@@ -337,6 +359,13 @@ impl HasCallback for Deps<OcrFns> {
     type Callback = SfnCallback;
     fn callback(&self) -> &SfnCallback {
         &self.extra.callback
+    }
+}
+
+impl HasWorkflow for Deps<Ingest> {
+    type Workflow = PacedStarts<SfnWorkflow, DynamoAdmission, SystemTimer>;
+    fn workflow(&self) -> &Self::Workflow {
+        &self.extra.workflow
     }
 }
 

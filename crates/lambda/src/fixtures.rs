@@ -5,6 +5,7 @@
 //! The request types derive `Serialize` for these tests only: the functions only read them.
 
 use aws_lambda_events::event::sns::SnsEvent;
+use aws_lambda_events::event::sqs::SqsEvent;
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::model::run::TaskToken;
 use docket_core::review::identity::{reviewer_from_principal, DEFAULT_ROLE_PREFIX};
@@ -55,6 +56,9 @@ fn same_but_absent_defaults(written: &Value, fixture: &Value) -> bool {
                     None => is_empty(v),
                 })
         }
+        (Value::Array(w), Value::Array(f)) => {
+            w.len() == f.len() && w.iter().zip(f).all(|(w, f)| same_but_absent_defaults(w, f))
+        }
         _ => written == fixture,
     }
 }
@@ -74,6 +78,21 @@ fn an_s3_object_created_event_is_an_upload_to_ingest() {
     assert_eq!(created.time.as_deref(), Some("2026-11-30T10:00:00Z"));
     let precise = object_created(precise).time;
     assert_eq!(precise.as_deref(), Some("2026-11-30T10:00:00.123Z"));
+}
+
+#[test]
+fn ingest_queue_batches_carry_the_event_as_each_message_body() {
+    let batch: SqsEvent = round_trip(fixture!("sqs-ingest-batch.json"));
+    let message = &batch.records[0];
+    assert_eq!(message.attributes["ApproximateReceiveCount"], "1");
+    let body = message.body.as_deref().unwrap();
+    let queued: ObjectCreatedEvent = serde_json::from_str(body).unwrap();
+    let direct: ObjectCreatedEvent =
+        serde_json::from_str(fixture!("s3-object-created.json")).unwrap();
+    assert_eq!(
+        queued, direct,
+        "the rule's SQS target sends the event unchanged"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! ingest: an inbox upload's EventBridge "Object Created" event → run record and execution.
-//! See `docket_lambda::handlers::ingest`.
+//! ingest: inbox uploads' EventBridge "Object Created" events, in batches from its SQS queue →
+//! run records and executions. See `docket_lambda::handlers::ingest`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc
 
@@ -10,5 +10,5 @@ use docket_lambda::{init_tracing, serve};
 async fn main() -> Result<(), lambda_runtime::Error> {
     init_tracing();
     let deps = Deps::from_env().await?;
-    serve(|request| handle(&deps, &deps.ctx, request)).await
+    serve(|payload| handle(&deps, &deps.extra.queue, &deps.ctx, payload)).await
 }

@@ -391,5 +391,6 @@ install_faults_for!(
     aws_sdk_textract,
     aws_sdk_sfn,
     aws_sdk_eventbridge,
-    aws_sdk_lambda
+    aws_sdk_lambda,
+    aws_sdk_sqs
 );

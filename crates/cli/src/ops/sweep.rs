@@ -1,9 +1,10 @@
 //! `docket ops sweep [--since T] [--resubmit]`: the uploads that were lost — an inbox object
 //! version with no run and no quarantine copy, because its event never reached ingest or ingest
-//! failed on every attempt — and the two queues that hold such events: `IngestDLQ` (EventBridge
-//! could not deliver) and `IngestFailureQueue` (ingest failed every attempt; Lambda's on-failure
-//! record, the event under `requestPayload`). Each version's runs are found through the runs
-//! table's `by-document` index, never a scan.
+//! could not handle it — and the two queues that hold such events: `IngestDLQ` (EventBridge
+//! could not deliver) and `IngestFailureQueue` (ingest failed on every delivery from its queue:
+//! the event itself; or failed otherwise than transiently and set it aside: the event under
+//! `requestPayload`, the error's name under `responsePayload`). Each version's runs are found
+//! through the runs table's `by-document` index, never a scan.
 //!
 //! With `--resubmit`, each lost upload is handed to ingest again, synchronously (its queued event
 //! when there is one, else one rebuilt from the listing: ingest's run id depends only on the
@@ -43,8 +44,8 @@ struct Queued {
     event: Value,
 }
 
-/// The upload a queued message's event names: an on-failure record holds the event under
-/// `requestPayload`; a dead letter is the event itself.
+/// The upload a queued message's event names: a set-aside record holds the event under
+/// `requestPayload`; a dead letter (of EventBridge or of ingest's queue) is the event itself.
 pub fn queued_upload(body: &Value) -> Option<(Upload, Value)> {
     let event = body.get("requestPayload").unwrap_or(body);
     let object = &event["detail"]["object"];
@@ -91,7 +92,9 @@ async fn read_queues(stack: &Stack, sqs: &aws_sdk_sqs::Client) -> anyhow::Result
                 break;
             }
             for message in page.messages() {
-                let body: Value = serde_json::from_str(message.body().unwrap_or("null"))?;
+                // A body that is no JSON names no upload: listed as queued, never resubmitted.
+                let text = message.body().unwrap_or("null");
+                let body = serde_json::from_str(text).unwrap_or_else(|_| json!(text));
                 out.push(Queued {
                     queue,
                     url: url.to_string(),
@@ -251,10 +254,12 @@ pub async fn sweep(
     let lost_json: Vec<Value> = lost
         .iter()
         .map(|((key, version), modified, _)| {
-            let queue = by_upload
-                .get(&(key.clone(), version.clone()))
-                .map(|q| q.queue);
-            json!({"key": key, "versionId": version, "lastModified": modified, "queued": queue})
+            let queued = by_upload.get(&(key.clone(), version.clone()));
+            let queue = queued.map(|q| q.queue);
+            // Why ingest set it aside, when it did (a dead letter says nothing).
+            let error = queued.and_then(|q| q.event["responsePayload"]["errorType"].as_str());
+            json!({"key": key, "versionId": version, "lastModified": modified, "queued": queue,
+                   "error": error})
         })
         .collect();
     let count = |queue: &str| queued.iter().filter(|q| q.queue == queue).count();
@@ -275,10 +280,11 @@ pub async fn sweep(
                     l["lastModified"].as_str().unwrap_or(""),
                     l["key"].as_str().unwrap_or(""),
                     l["versionId"].as_str().unwrap_or(""),
-                    l["queued"]
-                        .as_str()
-                        .map(|q| format!("  (in {q})"))
-                        .unwrap_or_default(),
+                    match (l["queued"].as_str(), l["error"].as_str()) {
+                        (Some(q), Some(e)) => format!("  (in {q}: {e})"),
+                        (Some(q), None) => format!("  (in {q})"),
+                        _ => String::new(),
+                    },
                 )
             })
             .collect();
@@ -298,11 +304,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_rebuilt_event_names_its_upload_as_a_queued_one_does() {
+    fn a_rebuilt_event_names_its_upload_as_a_queued_and_a_set_aside_one_do() {
         let upload: Upload = ("inbox/acme/my invoice+1.pdf".into(), "v1".into());
         let event = rebuilt_event("raw", &upload, 42, "2026-12-02T10:00:00Z");
-        let record = json!({"requestContext": {"condition": "RetriesExhausted"},
-                            "requestPayload": event.clone()});
+        // What ingest sets aside, as it writes it.
+        let error = docket_core::Error::BadInput("no event".into());
+        let record = docket_aws::sqs::set_aside_record(&event.to_string(), &error, 1);
 
         assert_eq!(queued_upload(&event).map(|(u, _)| u), Some(upload.clone()));
         assert_eq!(queued_upload(&record), Some((upload, event.clone())));

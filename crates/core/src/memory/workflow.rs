@@ -15,10 +15,17 @@ pub struct MemoryWorkflow {
     pub executions: Mutex<BTreeMap<String, Value>>,
     /// Names of executions that ended (a test ends them; every other started one runs).
     pub ended: Mutex<BTreeSet<String>>,
+    /// Errors the next starts fail with, first first (nothing is started).
+    pub fail_starts: Mutex<Vec<Error>>,
 }
 
 impl Workflow for MemoryWorkflow {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
+        let mut failing = self.fail_starts.lock().unwrap();
+        if !failing.is_empty() {
+            return Err(failing.remove(0));
+        }
+        drop(failing);
         let mut executions = self.executions.lock().unwrap();
         if executions.contains_key(name) {
             return Ok(Started::AlreadyExists);

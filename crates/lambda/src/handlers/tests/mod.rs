@@ -147,7 +147,8 @@ impl World {
         event["detail"]["bucket"]["name"] = "raw".into();
         event["detail"]["object"]["key"] = key.into();
         event["detail"]["object"]["version-id"] = version.into();
-        let answer = ingest::handle(&self.ports, &self.ctx, parse(event).unwrap())
+        let queue = ingest_batch::RecordedQueue::default();
+        let answer = ingest::handle(&self.ports, &queue, &self.ctx, event)
             .await
             .expect("ingest");
         assert_eq!(answer["outcome"], "started", "{answer}");
@@ -588,6 +589,7 @@ async fn a_reviewer_role_of_another_account_is_refused() {
 }
 
 mod config;
+mod ingest_batch;
 mod operations;
 mod reprocess;
 mod saga;

@@ -1,0 +1,123 @@
+//! When a queued event whose handling failed is delivered again (ingest's queue, issue 13).
+//!
+//! SQS delivers a message again once its visibility timeout has passed; the consumer sets that
+//! timeout for a failed message, so its retries back off exponentially with jitter and stay
+//! bounded (the queue's `maxReceiveCount` moves a message that failed every delivery to its
+//! dead-letter queue, where `docket ops sweep` finds it). Only transient and ambiguous failures
+//! are retried ([`after_failure`]): any other is set aside at once with its error's name. The
+//! jitter is drawn from the message id and the delivery's number, so that messages which
+//! failed together come back apart, with no random source to fake in tests.
+
+use crate::error::Family;
+use crate::ids::sha256_hex;
+use crate::Error;
+
+/// What becomes of a message whose handling failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailure {
+    /// Deliver it again in this many seconds: a transient failure, or an ambiguous one (the
+    /// handling reconciles before it acts: ingest's execution is named by its run, so a start
+    /// whose answer was lost is found, not made twice).
+    RetryIn(i32),
+    /// Set it aside at once, with the error's name (any other failure: retrying would fail
+    /// the same way).
+    SetAside,
+}
+
+/// What becomes of message `message_id`, delivered for the `receives`-th time, whose handling
+/// failed with `error`.
+pub fn after_failure(error: &Error, message_id: &str, receives: u32) -> AfterFailure {
+    match error.family() {
+        Family::Transient | Family::Ambiguous => {
+            AfterFailure::RetryIn(delay_seconds(message_id, receives))
+        }
+        _ => AfterFailure::SetAside,
+    }
+}
+
+/// The first retry waits about this long (seconds).
+pub const BASE_SECONDS: i32 = 10;
+/// No retry waits longer (seconds).
+pub const CAP_SECONDS: i32 = 900;
+
+/// How long (seconds) a message delivered for the `receives`-th time (SQS's
+/// `ApproximateReceiveCount`, from 1) stays hidden after its handling failed: half of
+/// `min(CAP, BASE × 2^(receives - 1))` plus up to as much again ("equal jitter").
+pub fn delay_seconds(message_id: &str, receives: u32) -> i32 {
+    let doubling = receives.clamp(1, 16) - 1;
+    let step = BASE_SECONDS.saturating_mul(1 << doubling).min(CAP_SECONDS);
+    let half = step / 2;
+    half + (f64::from(step - half) * unit(message_id, receives)).round() as i32
+}
+
+/// A number in `[0, 1]` that depends on the message and the delivery only.
+fn unit(message_id: &str, receives: u32) -> f64 {
+    let hash = sha256_hex(format!("{message_id}\n{receives}").as_bytes());
+    let head = u32::from_str_radix(&hash[..8], 16).unwrap_or(0);
+    f64::from(head) / f64::from(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_retry_waits_about_twice_as_long_as_the_last_up_to_the_cap() {
+        for receives in 1..=12 {
+            let step = (BASE_SECONDS * (1 << (receives - 1))).min(CAP_SECONDS);
+            for id in ["m-1", "m-2", "m-3"] {
+                let d = delay_seconds(id, receives as u32);
+                assert!(
+                    (step / 2..=step).contains(&d),
+                    "{id} #{receives}: {d} not in [{}, {step}]",
+                    step / 2
+                );
+            }
+        }
+        assert!(delay_seconds("m", 1) <= 10);
+        assert!(delay_seconds("m", 30) <= CAP_SECONDS);
+        assert!(
+            delay_seconds("m", 0) >= BASE_SECONDS / 2,
+            "a count of 0 is the first"
+        );
+    }
+
+    #[test]
+    fn only_a_transient_failure_is_retried() {
+        let throttled = Error::Dependency("dynamodb: ThrottlingException".into());
+        assert_eq!(
+            after_failure(&throttled, "m", 2),
+            AfterFailure::RetryIn(delay_seconds("m", 2))
+        );
+        let full = Error::QuotaFull("textract-executions: busy".into());
+        assert!(matches!(
+            after_failure(&full, "m", 1),
+            AfterFailure::RetryIn(_)
+        ));
+        let lost = Error::OutcomeUnknown("StartExecution: timed out".into());
+        assert!(matches!(
+            after_failure(&lost, "m", 3),
+            AfterFailure::RetryIn(_)
+        ));
+        for error in [
+            Error::BadInput("not an Object Created event".into()),
+            Error::Internal("environment variable X is not set".into()),
+        ] {
+            assert_eq!(
+                after_failure(&error, "m", 1),
+                AfterFailure::SetAside,
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_that_failed_together_come_back_apart() {
+        let delays: std::collections::BTreeSet<i32> = (0..50)
+            .map(|n| delay_seconds(&format!("m-{n}"), 4))
+            .collect();
+        // 50 messages over [40, 80]: most land on distinct seconds.
+        assert!(delays.len() > 20, "{delays:?}");
+        assert_eq!(delay_seconds("m-7", 4), delay_seconds("m-7", 4));
+    }
+}
