@@ -4,8 +4,9 @@
 
 use docket_core::model::run::{RunInput, TaskToken};
 use docket_core::model::step::Step;
-use docket_core::ports::HasStore;
-use docket_core::ports::{HasBlobs, HasCallback, HasConfigs, HasLedger, HasOcr, HasOcrWaits};
+use docket_core::ports::{
+    HasBlobs, HasCallback, HasConfigs, HasLedger, HasOcr, HasOcrWaits, HasStore,
+};
 use docket_core::steps::ocr::wait::{self, Ended};
 use docket_core::steps::ocr::{self, OcrPolled};
 use docket_core::steps::Context;
@@ -17,6 +18,18 @@ use crate::{run_context, run_step, Failure};
 
 /// What the OCR functions run on (ocr and ocr-notified).
 pub type Deps = crate::Deps<crate::deps::OcrFns>;
+
+/// The ports the OCR functions' handlers take: the provider, the buckets, the records, the
+/// ledger, the configs, the OCR waits and the callback that ends one.
+pub trait OcrPorts:
+    HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback
+{
+}
+
+impl<T> OcrPorts for T where
+    T: HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback
+{
+}
 
 /// What the state machine sends (`StartOcr`, `PollOcr`).
 #[derive(Debug, Deserialize)]
@@ -40,7 +53,7 @@ pub enum Request {
 
 /// Starts the run's OCR job and waits, or polls it.
 pub async fn handle(
-    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback),
+    ports: &impl OcrPorts,
     ctx: &Context,
     request: Request,
 ) -> Result<Value, Failure> {

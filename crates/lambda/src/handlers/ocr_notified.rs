@@ -9,15 +9,13 @@
 use aws_lambda_events::event::sns::SnsEvent;
 use docket_core::ids::RunId;
 use docket_core::model::step::Step;
-use docket_core::ports::HasStore;
-use docket_core::ports::{HasBlobs, HasCallback, HasConfigs, HasLedger, HasOcr, HasOcrWaits};
 use docket_core::steps::ocr::wait::{self, Ended};
 use docket_core::steps::Context;
 use docket_core::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::ocr::pages_metric;
+use super::ocr::{pages_metric, OcrPorts};
 use crate::{run_context, run_step, span, traced, Failure};
 
 /// What the function runs on: the OCR functions' adapters.
@@ -48,7 +46,7 @@ pub fn completions(event: &SnsEvent) -> Result<Vec<Completion>, Error> {
 /// Ends the wait of each notified job's run: per record, `ended`, `waiting` (no Task waits
 /// yet: its invocation will find the notice and end the wait itself) or `already-ended`.
 pub async fn handle(
-    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback),
+    ports: &impl OcrPorts,
     ctx: &Context,
     event: SnsEvent,
 ) -> Result<Value, Failure> {
@@ -61,7 +59,7 @@ pub async fn handle(
 
 /// Ends the wait `completion` names, if its Task waits; how the wait stands.
 async fn end(
-    ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger + HasConfigs + HasOcrWaits + HasCallback),
+    ports: &impl OcrPorts,
     ctx: &Context,
     completion: &Completion,
 ) -> Result<Value, Failure> {
