@@ -136,7 +136,21 @@ pub async fn usage_since(
             / n,
         s3_gets: count("s3", &["GetObject", "HeadObject"]) / n,
         sns_publishes: count("sns", &["Publish"]) / n,
-        sqs_requests: count("sqs", &[]) / n,
+        // A queue's pollers (ingest's, the consumer's) also receive from an empty queue and read
+        // its attributes: a standing cost of each mapping (AWS's long-polling pollers a few
+        // requests a minute each, whatever the traffic; LocalStack's every second), not a
+        // document's. A document's: its sends, its visibility changes, its deletes, and for
+        // each delete the receive that returned what it deleted.
+        sqs_requests: (count(
+            "sqs",
+            &[
+                "SendMessage",
+                "SendMessageBatch",
+                "ChangeMessageVisibility",
+                "ChangeMessageVisibilityBatch",
+            ],
+        ) + 2.0 * count("sqs", &["DeleteMessage", "DeleteMessageBatch"]))
+            / n,
         events_published: count("events", &["PutEvents"]) / n,
         // One page a document (the benches' invoices are one page); a start repeated with its
         // token is the same job, charged once.

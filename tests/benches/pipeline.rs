@@ -244,14 +244,15 @@ async fn review_resume(stack: &Stack) {
         );
         stack.wait_for_execution(&run_id).await;
         let history = stack.history(&run_id).await;
+        // The review Task's state exited (StartOcr waits for a token too, before the review).
         let resumed = history
             .iter()
             .find(|e| {
-                e.task_succeeded_event_details()
-                    .is_some_and(|d| d.resource().contains("waitForTaskToken"))
+                e.state_exited_event_details()
+                    .is_some_and(|d| d.name() == "OpenReview")
             })
             .map(|e| e.timestamp().as_secs_f64())
-            .expect("the review Task succeeded");
+            .expect("the review Task ended");
         let sent = sent
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
