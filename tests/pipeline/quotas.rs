@@ -158,6 +158,13 @@ async fn drop_at_once(stack: Stack) {
     let pdfs: Vec<_> = (0..DOCUMENTS)
         .map(|i| invoice_pdf(&invoice_lines(&format!("INV-Q{i:03}"), "120.00")))
         .collect();
+    let sqs = |operation: &'static str| async move {
+        util::wire_requests("sqs", operation, "").await.len()
+    };
+    let (sends, hides) = (
+        sqs("SendMessage").await,
+        sqs("ChangeMessageVisibility").await,
+    );
     let mut documents = Vec::new();
     for (i, pdf) in pdfs.into_iter().enumerate() {
         let name = format!("quota-{i}.pdf");
@@ -178,6 +185,17 @@ async fn drop_at_once(stack: Stack) {
         let start = execution.start_date();
         started_ms.push(start.secs() * 1000 + i64::from(start.subsec_nanos() / 1_000_000));
     }
+    // No delivery of an upload was spent waiting for a turn: a start with no turn within the
+    // pacer's horizon was sent to the queue again as a new message, never hidden for a retry.
+    // (Sends: the inbox rule's and the consumer's rule's, one each a document, and the
+    // requeued.)
+    let requeued = sqs("SendMessage").await as i64 - sends as i64 - 2 * DOCUMENTS as i64;
+    assert_eq!(
+        sqs("ChangeMessageVisibility").await - hides,
+        0,
+        "an upload's delivery was spent waiting ({requeued} requeued)"
+    );
+    println!("quotas: {requeued} uploads sent to the ingest queue again for a later turn");
     // Ingest started the executions at the pace of the start quota, not at once: the burst
     // waited in its queue (uploaded within a second or so, they would otherwise all start in
     // the same second or two).

@@ -1,6 +1,7 @@
 //! ingest's queue (SQS), as its consumer acts on a message whose handling failed
 //! ([`docket_core::redelivery`]): delivered again later (its visibility timeout set to the
-//! backoff), or set aside on the failure queue with the error's name. Handled messages are
+//! backoff), sent again as a new message (no turn at the pacer), or set aside on the failure
+//! queue with the error's name. Handled messages are
 //! deleted by the event source mapping (`ReportBatchItemFailures`), not here.
 
 use aws_sdk_sqs::Client;
@@ -45,6 +46,19 @@ impl QueuedEvents {
             .send()
             .await
             .map_err(|e| classify("sqs ChangeMessageVisibility", e))?;
+        Ok(())
+    }
+
+    /// Sends `body` to the queue again as a new message, delivered in `seconds` (at most 900).
+    pub async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
+        self.client
+            .send_message()
+            .queue_url(&self.queue_url)
+            .message_body(body)
+            .delay_seconds(seconds.clamp(0, 900))
+            .send()
+            .await
+            .map_err(|e| classify("sqs SendMessage", e))?;
         Ok(())
     }
 

@@ -4,9 +4,11 @@
 //! timeout for a failed message, so its retries back off exponentially with jitter and stay
 //! bounded (the queue's `maxReceiveCount` moves a message that failed every delivery to its
 //! dead-letter queue, where `docket ops sweep` finds it). Only transient and ambiguous failures
-//! are retried ([`after_failure`]): any other is set aside at once with its error's name. The
-//! jitter is drawn from the message id and the delivery's number, so that messages which
-//! failed together come back apart, with no random source to fake in tests.
+//! are retried ([`after_failure`]): any other is set aside at once with its error's name. A
+//! message whose start had no turn at the pacer is sent again as a new message instead: waiting
+//! for a turn must not spend its deliveries. The jitter is drawn from the message id and the
+//! delivery's number, so that messages which failed together come back apart, with no random
+//! source to fake in tests.
 
 use crate::error::Family;
 use crate::ids::sha256_hex;
@@ -19,6 +21,12 @@ pub enum AfterFailure {
     /// handling reconciles before it acts: ingest's execution is named by its run, so a start
     /// whose answer was lost is found, not made twice).
     RetryIn(i32),
+    /// Send it again as a new message, delivered in this many seconds, and let this one go:
+    /// its start had no turn at the pacer within the horizon (`Transient.QuotaFull`), so
+    /// nothing was attempted and this delivery should not count. (Delivered again as the same
+    /// message, a burst under a low quota would spend a message's `maxReceiveCount` waiting
+    /// for turns, and end it in the failure queue.)
+    Requeue(i32),
     /// Set it aside at once, with the error's name (any other failure: retrying would fail
     /// the same way).
     SetAside,
@@ -27,6 +35,9 @@ pub enum AfterFailure {
 /// What becomes of message `message_id`, delivered for the `receives`-th time, whose handling
 /// failed with `error`.
 pub fn after_failure(error: &Error, message_id: &str, receives: u32) -> AfterFailure {
+    if let Error::QuotaFull(_) = error {
+        return AfterFailure::Requeue(delay_seconds(message_id, 1));
+    }
     match error.family() {
         Family::Transient | Family::Ambiguous => {
             AfterFailure::RetryIn(delay_seconds(message_id, receives))
@@ -89,11 +100,11 @@ mod tests {
             after_failure(&throttled, "m", 2),
             AfterFailure::RetryIn(delay_seconds("m", 2))
         );
+        // no turn at the pacer: sent again afresh, however often it was delivered
         let full = Error::QuotaFull("textract-executions: busy".into());
-        assert!(matches!(
-            after_failure(&full, "m", 1),
-            AfterFailure::RetryIn(_)
-        ));
+        let requeued = AfterFailure::Requeue(delay_seconds("m", 1));
+        assert_eq!(after_failure(&full, "m", 1), requeued);
+        assert_eq!(after_failure(&full, "m", 4), requeued);
         let lost = Error::OutcomeUnknown("StartExecution: timed out".into());
         assert!(matches!(
             after_failure(&lost, "m", 3),

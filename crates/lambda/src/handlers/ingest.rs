@@ -5,10 +5,11 @@
 //! event source mapping: each message is ingested on its own, all of a batch at once (their
 //! executions' starts take turns at the pacer, `docket_core::admitted::starts`), and the answer
 //! names the messages to deliver again (`ReportBatchItemFailures`). A message whose handling
-//! failed transiently is hidden for a backoff first; one that failed otherwise (a body that is
-//! no event, a misconfiguration) is set aside on the failure queue with the error's name
-//! (`docket_core::redelivery`). A payload without `Records` is one event, ingested directly
-//! (`docket ops sweep --resubmit`) and answered with its outcome.
+//! failed transiently is hidden for a backoff first; one whose start had no turn at the pacer
+//! is sent again as a new message (its deliveries are not spent waiting); one that failed
+//! otherwise (a body that is no event, a misconfiguration) is set aside on the failure queue
+//! with the error's name (`docket_core::redelivery`). A payload without `Records` is one event,
+//! ingested directly (`docket ops sweep --resubmit`) and answered with its outcome.
 
 use std::future::Future;
 
@@ -36,6 +37,8 @@ pub trait Redeliver: Send + Sync {
         receipt: &str,
         seconds: i32,
     ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Sends `body` to the queue again as a new message, delivered in `seconds`.
+    fn requeue(&self, body: &str, seconds: i32) -> impl Future<Output = Result<(), Error>> + Send;
     /// Keeps `body` on the failure queue with `error`, after `receives` deliveries.
     fn set_aside(
         &self,
@@ -48,6 +51,9 @@ pub trait Redeliver: Send + Sync {
 impl Redeliver for QueuedEvents {
     async fn retry_later(&self, receipt: &str, seconds: i32) -> Result<(), Error> {
         QueuedEvents::retry_later(self, receipt, seconds).await
+    }
+    async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
+        QueuedEvents::requeue(self, body, seconds).await
     }
     async fn set_aside(&self, body: &str, error: &Error, receives: u32) -> Result<(), Error> {
         QueuedEvents::set_aside(self, body, error, receives).await
@@ -130,6 +136,7 @@ async fn one_message(
             let receipt = message.receipt_handle.as_deref().unwrap_or_default();
             queue.retry_later(receipt, seconds).await
         }
+        AfterFailure::Requeue(seconds) => queue.requeue(body, seconds).await,
         AfterFailure::SetAside => queue.set_aside(body, &failed, receives).await,
     };
     let work = async {
@@ -140,8 +147,9 @@ async fn one_message(
         }
     };
     tracing::Instrument::instrument(work, span("ingest", "", "", "")).await;
+    // A message sent again or set aside is done with (deleted); any other comes back.
     match (after, acted) {
-        (AfterFailure::SetAside, Ok(())) => None,
+        (AfterFailure::SetAside | AfterFailure::Requeue(_), Ok(())) => None,
         _ => Some(id),
     }
 }

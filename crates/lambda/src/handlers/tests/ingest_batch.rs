@@ -1,6 +1,7 @@
 //! ingest's SQS batches over the in-memory ports: each message is ingested on its own, a
-//! transient failure is delivered again after a backoff, any other is set aside with its
-//! error's name, and only the messages to deliver again are reported.
+//! transient failure is delivered again after a backoff, a start with no turn at the pacer is
+//! sent again as a new message, any other failure is set aside with its error's name, and only
+//! the messages to deliver again are reported.
 
 use std::sync::Mutex;
 
@@ -15,6 +16,8 @@ use crate::handlers::ingest::{self, Redeliver};
 pub(super) struct RecordedQueue {
     /// (receipt, seconds) of each message hidden for a backoff.
     pub retried: Mutex<Vec<(String, i32)>>,
+    /// (body, seconds) of each message sent again as a new one.
+    pub requeued: Mutex<Vec<(String, i32)>>,
     /// (body, error name, receives) of each message set aside.
     pub set_aside: Mutex<Vec<(String, String, u32)>>,
     /// Set-asides that fail (the failure queue refuses), first first.
@@ -24,6 +27,10 @@ pub(super) struct RecordedQueue {
 impl Redeliver for RecordedQueue {
     async fn retry_later(&self, receipt: &str, seconds: i32) -> Result<(), Error> {
         self.retried.lock().unwrap().push((receipt.into(), seconds));
+        Ok(())
+    }
+    async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
+        self.requeued.lock().unwrap().push((body.into(), seconds));
         Ok(())
     }
     async fn set_aside(&self, body: &str, error: &Error, receives: u32) -> Result<(), Error> {
@@ -158,4 +165,32 @@ async fn a_direct_event_is_answered_with_its_outcome_and_a_batch_that_is_none_fa
         .await
         .unwrap_err();
     assert_eq!(e.0.name(), "Fatal.BadInput");
+}
+
+#[tokio::test]
+async fn a_start_with_no_turn_is_sent_again_as_a_new_message_and_not_reported() {
+    let w = world();
+    let queue = RecordedQueue::default();
+    let body = upload_event(&w, "inbox/acme/busy.png").to_string();
+    let busy = "textract-executions: every call slot within 5000 ms is taken";
+    w.ports
+        .workflow
+        .fail_starts
+        .lock()
+        .unwrap()
+        .push(Error::QuotaFull(busy.into()));
+
+    // delivered for the fourth time: one more failed delivery would have spent it
+    let answer = ingest::handle(&w.ports, &queue, &w.ctx, batch(&[("m-q", body.clone(), 4)]))
+        .await
+        .unwrap();
+
+    assert_eq!(failures(&answer), Vec::<&str>::new(), "{answer}");
+    let requeued = queue.requeued.lock().unwrap().clone();
+    assert_eq!(requeued.len(), 1, "{requeued:?}");
+    assert_eq!(requeued[0].0, body, "the event itself, unchanged");
+    assert!((5..=10).contains(&requeued[0].1), "{requeued:?}");
+    assert!(queue.retried.lock().unwrap().is_empty());
+    assert!(queue.set_aside.lock().unwrap().is_empty());
+    assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
 }
