@@ -1,6 +1,9 @@
 //! [`Workflow`] on Step Functions: the execution name is the run id (the pipeline) or the
 //! reprocess id (the bulk reprocess), so a duplicate start is answered `ExecutionAlreadyExists`,
 //! which is success here, and an execution is found again by its name ([`execution_arn`]).
+//! Each start is logged as it is sent, with the sender's clock (`sentAtMs`): the instant a
+//! pacer admitted it, which the execution's start date (the engine's clock, after transit
+//! and the engine's own queueing) is not.
 
 use aws_sdk_sfn::types::ExecutionStatus;
 use aws_sdk_sfn::Client;
@@ -41,6 +44,14 @@ impl SfnWorkflow {
 
 impl Workflow for SfnWorkflow {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
+        let sent_at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        tracing::info!(
+            execution = name,
+            sentAtMs = sent_at_ms,
+            "starting execution"
+        );
         let result = self
             .client
             .start_execution()
