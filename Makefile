@@ -28,7 +28,7 @@ ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help target-dir setup localstack-up localstack-down localstack-logs localstack-status \
-        lint fmt test test-unit test-local bench-local \
+        lint fmt test test-unit test-local bench-local bench-scale \
         build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
@@ -121,6 +121,9 @@ test: lint test-unit test-local ## everything CI runs: lint, unit tests, LocalSt
 
 bench: setup ## pipeline benchmark: per-document transitions/invocations/writes, 20 documents at once, a bulk reprocess of 1,000, the mixed-fault soak of 500
 	scripts/bench.sh
+
+bench-scale: setup ## 1,000 one-page documents dropped at once under lowered Textract quotas: failed, quota errors, completion against the quota-bound ideal, p50/p95, per-document use (BENCH_SCALE_DOCS=, see tests/benches/scale.rs)
+	scripts/bench-scale.sh
 
 bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time, release Lambdas' zip size, init and peak RSS
 	scripts/bench-local.sh

@@ -62,8 +62,33 @@ pub fn report_field(report: &str, label: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// GB-seconds billed by the REPORT lines every function logged since `since_ms`.
-async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> f64 {
+/// The DynamoDB operations that write.
+pub const DYNAMODB_WRITES: &[&str] = &[
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "TransactWriteItems",
+    "BatchWriteItem",
+];
+
+/// Requests of `service` with one of `operations` served (2xx) since `mark`.
+pub async fn requests_since(mark: &Mark, service: &str, operations: &[&str]) -> usize {
+    served_since(mark)
+        .await
+        .iter()
+        .filter(|r| r["service"] == service)
+        .filter(|r| operations.contains(&r["operation"].as_str().unwrap_or_default()))
+        .count()
+}
+
+/// Lambda invocations since `mark`: the REPORT lines every function logged (one an invocation,
+/// whoever invoked it: a state machine, an event source mapping, SNS).
+pub async fn invocations_since(stack: &Stack, mark: &Mark) -> usize {
+    reports_since(stack, mark.since_ms).await.len()
+}
+
+/// The REPORT lines (after `REPORT `) every function logged since `since_ms`.
+async fn reports_since(stack: &Stack, since_ms: i64) -> Vec<String> {
     let groups = stack
         .logs
         .describe_log_groups()
@@ -71,19 +96,27 @@ async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> f64 {
         .send()
         .await
         .expect("log groups");
-    let mut gb_seconds = 0.0;
+    let mut reports = Vec::new();
     for group in groups.log_groups() {
         let Some(name) = group.log_group_name() else {
             continue;
         };
         for message in stack.log_messages(name, Some(since_ms)).await {
-            let Some(report) = message.trim_start().strip_prefix("REPORT ") else {
-                continue;
-            };
-            let billed = report_field(report, "Billed Duration: ");
-            if let (Some(ms), Some(mb)) = (billed, report_field(report, "Memory Size: ")) {
-                gb_seconds += ms / 1000.0 * mb / 1024.0;
+            if let Some(report) = message.trim_start().strip_prefix("REPORT ") {
+                reports.push(report.to_string());
             }
+        }
+    }
+    reports
+}
+
+/// GB-seconds billed by the REPORT lines every function logged since `since_ms`.
+async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> f64 {
+    let mut gb_seconds = 0.0;
+    for report in reports_since(stack, since_ms).await {
+        let billed = report_field(&report, "Billed Duration: ");
+        if let (Some(ms), Some(mb)) = (billed, report_field(&report, "Memory Size: ")) {
+            gb_seconds += ms / 1000.0 * mb / 1024.0;
         }
     }
     gb_seconds

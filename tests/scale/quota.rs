@@ -75,3 +75,23 @@ impl Pacer {
         quota as f64 / (1.0 + max_late)
     }
 }
+
+/// The time (s) the quotas alone force on `jobs_total` one-page jobs started at once: the k-th
+/// start no sooner than second ⌊k / tps⌋ (no one-second window holds more than `tps`) and no
+/// sooner than the end of the job `max_jobs` before it (no more than `max_jobs` at once), each
+/// job `job_seconds` long. `make bench-scale` measures its completion against it.
+pub fn quota_bound_seconds(
+    jobs_total: usize,
+    tps: usize,
+    max_jobs: usize,
+    job_seconds: f64,
+) -> f64 {
+    let (tps, max_jobs) = (tps.max(1), max_jobs.max(1));
+    let mut ends: Vec<f64> = Vec::with_capacity(jobs_total);
+    for k in 0..jobs_total {
+        let by_rate = (k / tps) as f64;
+        let by_slot = k.checked_sub(max_jobs).map_or(0.0, |j| ends[j]);
+        ends.push(by_rate.max(by_slot) + job_seconds);
+    }
+    ends.last().copied().unwrap_or(0.0)
+}

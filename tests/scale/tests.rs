@@ -1,4 +1,4 @@
-use super::quota::{Pacer, SlidingWindow};
+use super::quota::{quota_bound_seconds, Pacer, SlidingWindow};
 use super::*;
 
 const PACED: Design = Design::Paced {
@@ -100,4 +100,15 @@ fn a_day_of_a_million_documents_paced_loses_none_and_exceeds_no_quota() {
     assert!(report.peak_detect <= 25 && report.peak_start <= 15 && report.peak_get <= 25);
     // Every document's OCR ends the same day (the busy hours' backlog drains in the evening).
     assert!(report.completed_at < 24.0 * 3600.0, "{report:?}");
+}
+
+#[test]
+fn the_quota_bound_ideal_is_set_by_the_rate_or_by_the_job_limit_whichever_binds() {
+    // The rate binds: 1,000 starts at 1 a second, the last at 999 s, then its 2 s job.
+    assert_eq!(quota_bound_seconds(1000, 1, 5, 2.0), 1001.0);
+    // Two a second: the last start at 499 s.
+    assert_eq!(quota_bound_seconds(1000, 2, 5, 2.0), 501.0);
+    // The jobs bind: 2 at once, 10 s each, 10 starts a second: five rounds of two.
+    assert_eq!(quota_bound_seconds(10, 10, 2, 10.0), 50.0);
+    assert_eq!(quota_bound_seconds(0, 1, 1, 2.0), 0.0);
 }

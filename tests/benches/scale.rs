@@ -1,0 +1,395 @@
+//! `make bench-scale` (issue 13; figures, not pass/fail): `BENCH_SCALE_DOCS` one-page invoices
+//! (1,000 by default) dropped into the inbox at once, against our local Textract with its quotas
+//! lowered so that they bind on this machine, and docket's recorded to match (`docket ops
+//! quotas`, as an operator would): `BENCH_SCALE_TPS` starts a second (1), `BENCH_SCALE_JOBS`
+//! jobs at once (5), `BENCH_SCALE_JITTER_MS` of arrival jitter (50, AWS's default). OCR is
+//! served from the local Textract's content-hash cache with `BENCH_SCALE_SECONDS_PER_PAGE` (2)
+//! of simulated job time, so the run measures the orchestration and the quotas, not Tesseract
+//! on two cores. Every document is a distinct invoice (the consumer refuses an invoice number
+//! twice): each is read once with `DetectDocumentText` first, to fill the cache (with
+//! `DOCKET_TEXTRACT_CACHE_DIR`, as `scripts/bench-scale.sh` sets it, a later run finds them on
+//! disk), and the cache's misses during the burst are printed (0 expected).
+//!
+//! It prints the documents failed (an execution that did not succeed, or none), the quota
+//! errors the provider answered, the completion time against the quota-bound ideal (the time
+//! the quotas alone force: starts at the rate, no more jobs than the limit, each its simulated
+//! duration), p50/p95 latency from upload to the execution's end, state transitions,
+//! invocations and DynamoDB writes per document, the peak of concurrent Textract jobs and the
+//! bill per 1,000 documents. The quotas stay lowered afterwards: run it on a LocalStack of its
+//! own (`scripts/bench-scale.sh` does).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
+use docket_core::admission::START_TEXT_DETECTION;
+use docket_e2e::reviewers::{docket, Session};
+use docket_e2e::scale::quota::quota_bound_seconds;
+use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::{metering, util};
+use reqwest::Method;
+use serde_json::{json, Value};
+
+/// What the run is asked to do (environment, with defaults).
+struct Settings {
+    documents: usize,
+    tps: usize,
+    jobs: usize,
+    jitter_ms: u32,
+    seconds_per_page: f64,
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        Settings {
+            documents: env_or("BENCH_SCALE_DOCS", 1000).max(1),
+            tps: env_or("BENCH_SCALE_TPS", 1).max(1),
+            jobs: env_or("BENCH_SCALE_JOBS", 5).max(1),
+            jitter_ms: env_or("BENCH_SCALE_JITTER_MS", 50),
+            seconds_per_page: env_or("BENCH_SCALE_SECONDS_PER_PAGE", 2.0),
+        }
+    }
+}
+
+/// The `p`-th percentile (0..=100) of sorted `values`, nearest rank.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// Document `i`'s invoice (the same bytes every run: the cache keys on them).
+fn invoice(i: usize) -> Vec<u8> {
+    invoice_pdf(&invoice_lines(&format!("INV-SC-{i:05}"), "1,234.50"))
+}
+
+async fn scale_settings(method: Method, body: &Value) -> Value {
+    let url = format!("{}/_docket/textract/scale", util::endpoint());
+    let mut request = reqwest::Client::new().request(method, url);
+    if !body.is_null() {
+        request = request.json(body);
+    }
+    let response = request.send().await.expect("textract scale reachable");
+    assert!(response.status().is_success(), "{:?}", response.status());
+    response.json().await.expect("JSON")
+}
+
+/// Lowers the provider's quotas in the stack's region and records docket's to match.
+async fn set_quotas(settings: &Settings, region: &str) {
+    let change = json!({"region": region, "tps": {START_TEXT_DETECTION: settings.tps},
+                        "maxJobs": settings.jobs});
+    util::textract_quotas(Method::POST, &change).await;
+    let tps = format!("{START_TEXT_DETECTION}={}", settings.tps);
+    let (jobs, jitter) = (settings.jobs.to_string(), settings.jitter_ms.to_string());
+    let args = [
+        "ops",
+        "quotas",
+        "--tps",
+        &tps,
+        "--max-jobs",
+        &jobs,
+        "--arrival-jitter-ms",
+        &jitter,
+    ];
+    let out = docket(&Session { env: Vec::new() }, &args).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Fills the OCR cache with the first `documents` invoices (two reads at a time, with no
+/// simulated duration), then turns on the simulated duration for the burst.
+async fn fill_cache(settings: &Settings) {
+    scale_settings(
+        Method::POST,
+        &json!({"cache": true, "secondsPerPage": null}),
+    )
+    .await;
+    let textract = aws_sdk_textract::Client::new(&util::aws().await);
+    let clock = Instant::now();
+    let mut reads = tokio::task::JoinSet::new();
+    for i in 0..settings.documents {
+        if reads.len() >= 2 {
+            reads.join_next().await.unwrap().unwrap();
+        }
+        if i % 100 == 0 {
+            let read = clock.elapsed().as_secs_f64();
+            println!(
+                "bench-scale: filling the OCR cache: {i} of {} ({read:.0} s)",
+                settings.documents
+            );
+        }
+        let textract = textract.clone();
+        reads.spawn(async move {
+            let bytes = aws_sdk_textract::primitives::Blob::new(invoice(i));
+            let document = aws_sdk_textract::types::Document::builder()
+                .bytes(bytes)
+                .build();
+            textract
+                .detect_document_text()
+                .document(document)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("read invoice {i}: {e:?}"));
+        });
+    }
+    while let Some(read) = reads.join_next().await {
+        read.unwrap();
+    }
+    let cache = json!({"cache": true, "secondsPerPage": settings.seconds_per_page});
+    scale_settings(Method::POST, &cache).await;
+    println!(
+        "bench-scale: OCR cache filled in {:.0} s",
+        clock.elapsed().as_secs_f64()
+    );
+}
+
+/// How one document's execution ended, by the engine's clock (unix ms).
+#[derive(Debug, Clone)]
+struct Ended {
+    run: String,
+    status: ExecutionStatus,
+    stop_ms: i64,
+}
+
+/// The burst's documents' executions that have ended, by document index.
+async fn ended(stack: &Stack, prefixes: &BTreeMap<String, usize>) -> BTreeMap<usize, Ended> {
+    let mut found = BTreeMap::new();
+    let mut pages = stack
+        .sfn
+        .list_executions()
+        .state_machine_arn(stack.out("StateMachineArn"))
+        .max_results(1000)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        for e in page.expect("list executions").executions() {
+            let Some(stop) = e.stop_date() else { continue };
+            let document = e.name().split("-r").next().unwrap_or_default();
+            if let Some(&i) = prefixes.get(document) {
+                let stop_ms = stop.secs() * 1000 + i64::from(stop.subsec_nanos() / 1_000_000);
+                let run = e.name().to_string();
+                let status = e.status().clone();
+                found.insert(
+                    i,
+                    Ended {
+                        run,
+                        status,
+                        stop_ms,
+                    },
+                );
+            }
+        }
+    }
+    found
+}
+
+/// Billed state transitions of `run`: the states entered and every retry of a Task.
+async fn transitions(stack: &Stack, run: &str) -> usize {
+    let history = stack.history(run).await;
+    let count = |kinds: &[HistoryEventType]| {
+        history
+            .iter()
+            .filter(|e| kinds.contains(e.r#type()))
+            .count()
+    };
+    let entered = history
+        .iter()
+        .filter(|e| e.state_entered_event_details().is_some())
+        .count();
+    let scheduled = count(&[
+        HistoryEventType::TaskScheduled,
+        HistoryEventType::LambdaFunctionScheduled,
+    ]);
+    entered + scheduled.saturating_sub(count(&[HistoryEventType::TaskStateEntered]))
+}
+
+#[tokio::main]
+async fn main() {
+    let settings = Settings::from_env();
+    let stack = Arc::new(Stack::load().await);
+    let region = std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into());
+    fill_cache(&settings).await;
+    set_quotas(&settings, &region).await;
+    util::textract_quotas(Method::DELETE, &Value::Null).await;
+    scale_settings(Method::DELETE, &Value::Null).await;
+
+    let n = settings.documents;
+    let tenant = tenant();
+    let prefixes: BTreeMap<String, usize> = (0..n)
+        .map(|i| {
+            (
+                Stack::document_id(&tenant, &format!("scale-{i:05}.pdf")).to_string(),
+                i,
+            )
+        })
+        .collect();
+    let mark = metering::mark().await;
+    let (first_ms, clock) = (now_ms(), Instant::now());
+    let mut uploads = tokio::task::JoinSet::new();
+    let mut uploaded_ms = vec![0i64; n];
+    for i in 0..n {
+        if uploads.len() >= 16 {
+            let (i, at) = uploads.join_next().await.unwrap().unwrap();
+            uploaded_ms[i] = at;
+        }
+        let (stack, tenant) = (stack.clone(), tenant.clone());
+        uploads.spawn(async move {
+            let key = format!("inbox/{tenant}/scale-{i:05}.pdf");
+            stack.upload(&key, invoice(i)).await;
+            (i, now_ms())
+        });
+    }
+    while let Some(done) = uploads.join_next().await {
+        let (i, at) = done.unwrap();
+        uploaded_ms[i] = at;
+    }
+    let ideal = quota_bound_seconds(n, settings.tps, settings.jobs, settings.seconds_per_page);
+    println!(
+        "bench-scale: {n} documents uploaded in {:.1} s; the quotas alone need {ideal:.0} s",
+        clock.elapsed().as_secs_f64()
+    );
+    let deadline = Duration::from_secs_f64((3.0 * ideal).max(600.0));
+    let done = loop {
+        let done = ended(&stack, &prefixes).await;
+        let failed = done
+            .values()
+            .filter(|e| e.status != ExecutionStatus::Succeeded)
+            .count();
+        println!(
+            "bench-scale: {} of {n} ended ({failed} not succeeded) after {:.0} s",
+            done.len(),
+            clock.elapsed().as_secs_f64()
+        );
+        if done.len() == n || clock.elapsed() > deadline {
+            break done;
+        }
+        tokio::time::sleep(Duration::from_secs(15)).await;
+    };
+    let burst = Burst {
+        mark,
+        first_ms,
+        uploaded_ms,
+        done,
+        ideal,
+    };
+    report(&stack, &settings, &region, &burst, &tenant).await;
+}
+
+/// What the burst did, as the bench saw it.
+struct Burst {
+    /// Where metering starts (before the first upload).
+    mark: metering::Mark,
+    /// The first upload's start (unix ms).
+    first_ms: i64,
+    /// When each document's upload was done (unix ms), by index.
+    uploaded_ms: Vec<i64>,
+    /// The documents' ended executions, by index.
+    done: BTreeMap<usize, Ended>,
+    /// The quota-bound ideal (s).
+    ideal: f64,
+}
+
+/// Prints the run's figures (the module docs list them).
+async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst, tenant: &str) {
+    let (n, done) = (settings.documents, &burst.done);
+    let view = util::textract_quotas(Method::GET, &Value::Null).await;
+    let seen = &view["seen"][region];
+    let refused: u64 = seen["refused"].as_object().map_or(0, |ops| {
+        ops.values()
+            .flat_map(|e| e.as_object())
+            .flat_map(|e| e.values())
+            .filter_map(Value::as_u64)
+            .sum()
+    });
+    let cache = scale_settings(Method::GET, &Value::Null).await;
+    let succeeded = done
+        .values()
+        .filter(|e| e.status == ExecutionStatus::Succeeded)
+        .count();
+    let last_ms = done.values().map(|e| e.stop_ms).max();
+    let completion = (last_ms.unwrap_or(burst.first_ms) - burst.first_ms) as f64 / 1000.0;
+    let mut latency: Vec<f64> = done
+        .iter()
+        .map(|(&i, e)| (e.stop_ms - burst.uploaded_ms[i]) as f64 / 1000.0)
+        .collect();
+    latency.sort_by(f64::total_cmp);
+    let mut transitions_total = 0;
+    for e in done.values() {
+        transitions_total += transitions(stack, &e.run).await;
+    }
+    let mark = &burst.mark;
+    let invocations = metering::invocations_since(stack, mark).await;
+    let writes = metering::requests_since(mark, "dynamodb", metering::DYNAMODB_WRITES).await;
+    let usage = metering::usage_since(stack, mark, n, transitions_total, invocations, n).await;
+    // After metering: these reads are the bench's.
+    let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    for i in 0..n {
+        let document = Stack::document_id(tenant, &format!("scale-{i:05}.pdf"));
+        let runs = stack.runs(&document).await;
+        let status = runs
+            .first()
+            .map_or("no run".to_string(), |r| s(r, "status"));
+        *statuses.entry(status).or_default() += 1;
+    }
+    let per = |x: usize| x as f64 / n as f64;
+    println!(
+        "bench-scale: {n} one-page documents dropped at once; quotas {} starts a second, {} jobs \
+         at once, {} ms arrival jitter; {} s a page",
+        settings.tps, settings.jobs, settings.jitter_ms, settings.seconds_per_page
+    );
+    println!(
+        "bench-scale:   documents failed: {} (execution ended otherwise: {}, none ended: {}); \
+         runs by status: {statuses:?}",
+        n - succeeded,
+        done.len() - succeeded,
+        n - done.len()
+    );
+    println!(
+        "bench-scale:   quota errors answered by the provider: {refused} ({})",
+        seen["refused"]
+    );
+    println!(
+        "bench-scale:   completion: {completion:.0} s against the quota-bound ideal {:.0} s \
+         ({:.3} x)",
+        burst.ideal,
+        completion / burst.ideal.max(1e-9)
+    );
+    if !latency.is_empty() {
+        println!(
+            "bench-scale:   latency upload -> end: p50 {:.0} s, p95 {:.0} s",
+            percentile(&latency, 50.0),
+            percentile(&latency, 95.0)
+        );
+    }
+    println!(
+        "bench-scale:   per document: {:.2} transitions, {:.2} invocations, {:.2} DynamoDB \
+         write requests ({:.1} units)",
+        per(transitions_total),
+        per(invocations),
+        per(writes),
+        usage.dynamodb_write_units
+    );
+    println!(
+        "bench-scale:   peak concurrent Textract jobs: {} (limit {})",
+        seen["peakJobs"], settings.jobs
+    );
+    println!("bench-scale:   OCR cache: {cache}");
+    usage.bill().print("documents of the burst");
+}
