@@ -123,7 +123,7 @@ bench: setup ## pipeline benchmark: per-document transitions/invocations/writes,
 	scripts/bench.sh
 
 bench-scale: setup ## 1,000 one-page documents dropped at once under lowered Textract quotas: failed, quota errors, completion against the quota-bound ideal, p50/p95, per-document use (BENCH_SCALE_DOCS=, see tests/benches/scale.rs)
-	scripts/bench-scale.sh
+	scripts/bench.sh scale
 
 bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time, release Lambdas' zip size, init and peak RSS
 	scripts/bench-local.sh

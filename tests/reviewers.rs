@@ -88,6 +88,35 @@ pub async fn docket(session: &Session, args: &[&str]) -> Output {
     cmd.output().await.expect("run the docket CLI")
 }
 
+/// Records docket's Textract quotas as an operator would (`docket ops quotas`): `starts`
+/// StartDocumentTextDetection calls a second, `max_jobs` jobs at once, `jitter_ms` of arrival
+/// jitter. Panics unless the CLI succeeds; answers its JSON.
+pub async fn record_quotas(
+    starts: impl std::fmt::Display,
+    max_jobs: impl std::fmt::Display,
+    jitter_ms: u32,
+) -> Value {
+    let tps = format!("{}={starts}", docket_core::admission::START_TEXT_DETECTION);
+    let (jobs, jitter) = (max_jobs.to_string(), jitter_ms.to_string());
+    let args = [
+        "ops",
+        "quotas",
+        "--tps",
+        &tps,
+        "--max-jobs",
+        &jobs,
+        "--arrival-jitter-ms",
+        &jitter,
+    ];
+    let out = docket(&Session { env: Vec::new() }, &args).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+}
+
 /// The CLI's JSON output (panics with its stdout and stderr if it is not JSON).
 pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -7,7 +7,7 @@
 //! of simulated job time, so the run measures the orchestration and the quotas, not Tesseract
 //! on two cores. Every document is a distinct invoice (the consumer refuses an invoice number
 //! twice): each is read once with `DetectDocumentText` first, to fill the cache (with
-//! `DOCKET_TEXTRACT_CACHE_DIR`, as `scripts/bench-scale.sh` sets it, a later run finds them on
+//! `DOCKET_TEXTRACT_CACHE_DIR`, as `scripts/bench.sh scale` sets it, a later run finds them on
 //! disk), and the cache's misses during the burst are printed (0 expected).
 //!
 //! It prints the documents failed (an execution that did not succeed, or none), the quota
@@ -16,7 +16,7 @@
 //! duration), p50/p95 latency from upload to the execution's end, state transitions,
 //! invocations and DynamoDB writes per document, the peak of concurrent Textract jobs and the
 //! bill per 1,000 documents. The quotas stay lowered afterwards: run it on a LocalStack of its
-//! own (`scripts/bench-scale.sh` does).
+//! own (`scripts/bench.sh scale` does).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_core::admission::START_TEXT_DETECTION;
-use docket_e2e::reviewers::{docket, Session};
+use docket_e2e::reviewers::record_quotas;
 use docket_e2e::scale::quota::quota_bound_seconds;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::{metering, util};
@@ -93,24 +93,7 @@ async fn set_quotas(settings: &Settings, region: &str) {
     let change = json!({"region": region, "tps": {START_TEXT_DETECTION: settings.tps},
                         "maxJobs": settings.jobs});
     util::textract_quotas(Method::POST, &change).await;
-    let tps = format!("{START_TEXT_DETECTION}={}", settings.tps);
-    let (jobs, jitter) = (settings.jobs.to_string(), settings.jitter_ms.to_string());
-    let args = [
-        "ops",
-        "quotas",
-        "--tps",
-        &tps,
-        "--max-jobs",
-        &jobs,
-        "--arrival-jitter-ms",
-        &jitter,
-    ];
-    let out = docket(&Session { env: Vec::new() }, &args).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    record_quotas(settings.tps, settings.jobs, settings.jitter_ms).await;
 }
 
 /// Fills the OCR cache with the first `documents` invoices (two reads at a time, with no

@@ -16,7 +16,7 @@ use docket_aws::admission::DynamoAdmission;
 use docket_core::admission::{Quotas, START_TEXT_DETECTION};
 use docket_core::admitted::Rules;
 use docket_core::ports::Admission;
-use docket_e2e::reviewers::{docket, json_of, Session};
+use docket_e2e::reviewers::record_quotas;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::util;
 use reqwest::Method;
@@ -107,26 +107,7 @@ async fn set_provider(starts: u32, jobs: u32) {
 
 /// Records docket's lowered quotas with `docket ops quotas`, and checks what it answers.
 async fn record_lowered() -> Quotas {
-    let tps = format!("{START_TEXT_DETECTION}={STARTS_PER_SECOND}");
-    let jobs = MAX_JOBS.to_string();
-    let jitter = LOCAL_ARRIVAL_JITTER_MS.to_string();
-    let args = [
-        "ops",
-        "quotas",
-        "--tps",
-        &tps,
-        "--max-jobs",
-        &jobs,
-        "--arrival-jitter-ms",
-        &jitter,
-    ];
-    let out = docket(&Session { env: Vec::new() }, &args).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answer = json_of(&out);
+    let answer = record_quotas(STARTS_PER_SECOND, MAX_JOBS, LOCAL_ARRIVAL_JITTER_MS).await;
     assert_eq!(answer["source"], "recorded now", "{answer}");
     let quotas: Quotas = serde_json::from_value(answer["quotas"].clone()).unwrap();
     assert_eq!(quotas.tps[START_TEXT_DETECTION], STARTS_PER_SECOND);
