@@ -27,18 +27,33 @@ pub async fn mark() -> Mark {
     }
 }
 
+/// Every request since `mark`, served or refused.
+async fn requests_after(mark: &Mark) -> Vec<Value> {
+    let all = util::wire_requests("", "", "").await;
+    all.into_iter().skip(mark.wire).collect()
+}
+
+/// Whether `request` answered 2xx.
+fn served(request: &Value) -> bool {
+    request["status"]
+        .as_u64()
+        .is_some_and(|s| (200..300).contains(&s))
+}
+
 /// Requests served since `mark` that answered 2xx.
 async fn served_since(mark: &Mark) -> Vec<Value> {
-    let all = util::wire_requests("", "", "").await;
-    all.into_iter()
-        .skip(mark.wire)
-        .filter(|r| {
-            r["status"]
-                .as_u64()
-                .is_some_and(|s| (200..300).contains(&s))
-        })
+    requests_after(mark)
+        .await
+        .into_iter()
+        .filter(served)
         .collect()
 }
+
+/// The refusal DynamoDB bills like the write it refused: a single-item write whose condition
+/// failed consumes write units all the same (the developer guide's "Condition expressions").
+/// A cancelled transaction is counted by the caller, not billed here: what AWS charges for it
+/// is not in the model.
+pub const BILLED_REFUSAL: &str = "ConditionalCheckFailedException";
 
 /// DynamoDB capacity units of one request (the cost model's: one unit an item, two for a
 /// transaction's item), as (write, read).
@@ -78,6 +93,15 @@ pub async fn requests_since(mark: &Mark, service: &str, operations: &[&str]) -> 
         .iter()
         .filter(|r| r["service"] == service)
         .filter(|r| operations.contains(&r["operation"].as_str().unwrap_or_default()))
+        .count()
+}
+
+/// Requests of `service` refused since `mark` with `error` (e.g. `TransactionCanceledException`).
+pub async fn refused_since(mark: &Mark, service: &str, error: &str) -> usize {
+    requests_after(mark)
+        .await
+        .iter()
+        .filter(|r| r["service"] == service && r["error"] == error)
         .count()
 }
 
@@ -133,7 +157,13 @@ pub async fn usage_since(
     lambda_requests: usize,
     own_puts: usize,
 ) -> Usage {
-    let served = served_since(mark).await;
+    let requests = requests_after(mark).await;
+    let refused_writes: f64 = requests
+        .iter()
+        .filter(|r| r["service"] == "dynamodb" && r["error"] == BILLED_REFUSAL)
+        .map(|r| dynamodb_units(r).0)
+        .sum();
+    let served: Vec<Value> = requests.into_iter().filter(served).collect();
     let count = |service: &str, ops: &[&str]| {
         served
             .iter()
@@ -160,7 +190,7 @@ pub async fn usage_since(
         transitions: transitions as f64 / n,
         lambda_requests: lambda_requests as f64 / n,
         lambda_gb_seconds: gb_seconds / n,
-        dynamodb_write_units: writes / n,
+        dynamodb_write_units: (writes + refused_writes) / n,
         dynamodb_read_units: reads / n,
         s3_puts: (count(
             "s3",

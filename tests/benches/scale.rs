@@ -320,6 +320,9 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     let mark = &burst.mark;
     let invocations = metering::invocations_since(stack, mark).await;
     let writes = metering::requests_since(mark, "dynamodb", metering::DYNAMODB_WRITES).await;
+    let refused_by_dynamodb = |error| metering::refused_since(mark, "dynamodb", error);
+    let failed_conditions = refused_by_dynamodb(metering::BILLED_REFUSAL).await;
+    let cancelled = refused_by_dynamodb("TransactionCanceledException").await;
     let usage = metering::usage_since(stack, mark, n, transitions_total, invocations, n).await;
     // After metering: these reads are the bench's.
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
@@ -363,11 +366,14 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     }
     println!(
         "bench-scale:   per document: {:.2} transitions, {:.2} invocations, {:.2} DynamoDB \
-         write requests ({:.1} units)",
+         writes served and {:.2} refused on their condition ({:.1} units, both billed), \
+         {:.2} transactions cancelled (not in the bill)",
         per(transitions_total),
         per(invocations),
         per(writes),
-        usage.dynamodb_write_units
+        per(failed_conditions),
+        usage.dynamodb_write_units,
+        per(cancelled)
     );
     println!(
         "bench-scale:   peak concurrent Textract jobs: {} (limit {})",

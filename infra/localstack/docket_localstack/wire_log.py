@@ -10,7 +10,9 @@ of its ``Detail``, so a test counts the publications and answers of one event; a
 its ``ClientRequestToken``, the run's OCR operation id; a DynamoDB single-item read or write by
 its ``TableName``). A DynamoDB request also has ``items``:
 how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
-length for a transaction or batch), which the cost model turns into capacity units.
+length for a transaction or batch), which the cost model turns into capacity units. A request
+answered with a service error has its code as ``error`` (a refused conditional write,
+``ConditionalCheckFailedException``, is billed all the same).
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -100,14 +102,21 @@ class WireLog:
         self._entries: collections.deque[dict] = collections.deque(maxlen=max_entries)
 
     def record(
-        self, service: str, operation: str, params: Mapping[str, Any] | None, status: int
+        self,
+        service: str,
+        operation: str,
+        params: Mapping[str, Any] | None,
+        status: int,
+        error: str | None = None,
     ) -> None:
-        entry = {
+        entry: dict[str, Any] = {
             "service": service,
             "operation": operation,
             "subject": subject_of(service, operation, params),
             "status": status,
         }
+        if error:
+            entry["error"] = error
         if service == "dynamodb":
             entry["items"] = dynamodb_items(operation, params)
         with self._lock:
@@ -133,6 +142,7 @@ class WireLog:
             context.operation.name,
             context.service_request,
             response.status_code,
+            context.service_exception.code if context.service_exception else None,
         )
 
 

@@ -62,6 +62,15 @@ class Items(unittest.TestCase):
 
 
 class Finding(unittest.TestCase):
+    def test_a_refused_request_keeps_its_error_code_and_a_served_one_has_none(self):
+        log = WireLog()
+        refusal = "ConditionalCheckFailedException"
+        log.record("dynamodb", "UpdateItem", {"TableName": "t"}, 400, refusal)
+        log.record("dynamodb", "UpdateItem", {"TableName": "t"}, 200, None)
+        refused, served = log.find(service="dynamodb")
+        self.assertEqual(refused["error"], refusal)
+        self.assertNotIn("error", served)
+
     def test_every_given_field_must_match_and_empty_ones_match_anything(self):
         log = WireLog()
         log.record("stepfunctions", "SendTaskSuccess", {"taskToken": "a"}, 200)
