@@ -57,6 +57,12 @@ install() {
   fi
   local py
   py=$(find_python) || { say "no Python >= 3.13 found (LocalStack 2026.3 needs it); install one (e.g. pyenv install 3.13) or set DOCKET_PYTHON"; exit 1; }
+  # And one pip at a time on the machine: every venv's pip shares the user's pip cache, and two
+  # installs at once (a clone's and CI's) have failed on its files ("OSError: [Errno 2]").
+  local locks=${XDG_CACHE_HOME:-$HOME/.cache}/docket
+  mkdir -p "$locks"
+  exec 8>"$locks/pip.lock"
+  flock -n 8 || { say "waiting for another install of LocalStack on this machine"; flock 8; }
   say "creating venv $venv with $py"
   "$py" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
@@ -65,7 +71,7 @@ install() {
     "localstack-core[runtime]==2026.3.0"
   "$venv/bin/python" -m pip install --quiet -c "$ext/constraints.txt" -e "$ext"
   echo "$want" > "$stamp"
-  exec 9>&-
+  exec 8>&- 9>&-
 }
 
 running_pid() {
