@@ -10,6 +10,12 @@
 //! LocalStack's own queueing, which on a loaded two-core machine held a start back 435 ms
 //! (under three busy loops) and, in CI, four starts sent 675 ms apart for 3.7 s, then let them
 //! in within 70 ms.
+//!
+//! The jobs are made to last ([`JOB_SECONDS`], the local Textract's simulated duration) so that
+//! the job pool binds too: ingest then holds the uploads back until a run's job slot is free
+//! (its log shows the pool full), and no OCR step ever waits for a slot (no `StartOcr` of the
+//! runs failed with `Transient.QuotaFull` naming the pool, whose bounded retries a long wait
+//! would exhaust).
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::admission::DynamoAdmission;
@@ -27,6 +33,9 @@ const STARTS_PER_SECOND: u32 = 2;
 const MAX_JOBS: u32 = 3;
 /// Documents dropped at once: more than the jobs, several seconds of starts.
 const DOCUMENTS: usize = 10;
+/// How long each job lasts at the provider: far longer than the starts are apart, so that the
+/// three jobs are all running when the fourth document's turn comes.
+const JOB_SECONDS: f64 = 6.0;
 /// The arrival jitter recorded for our local Textract: it clocks a call when its Python handler
 /// runs, on a thread of a LocalStack busy with the other tests' runs, and under CI load a call
 /// clocked more than 100 ms (lateness and AWS's default jitter) after one sent before it was
@@ -76,6 +85,65 @@ async fn starts_sent(stack: &Stack, runs: &[String]) -> Vec<i64> {
         .collect();
     assert!(unlogged.is_empty(), "no start logged for {unlogged:?}");
     sent.into_iter().map(|(_, at)| at).collect()
+}
+
+/// Ingest's refusals since `since_ms` (each upload sent to its queue again) because every job
+/// slot was held.
+async fn held_back_for_a_job_slot(stack: &Stack, pool: &str, since_ms: i64) -> usize {
+    let group = format!("/aws/lambda/{}", stack.out("IngestFunctionName"));
+    let lines = stack.log_messages(&group, Some(since_ms)).await;
+    let full = format!("{pool}: all ");
+    lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["fields"]["error"] == "Transient.QuotaFull")
+        .filter(|line| {
+            line["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&full))
+        })
+        .count()
+}
+
+/// The OCR steps of `runs` that failed because every job slot of `pool` was held, how many
+/// Task failures the histories have at all, and the runs whose history shows their OCR step.
+async fn ocr_waits_for_a_job_slot(
+    stack: &Stack,
+    runs: &[String],
+    pool: &str,
+) -> (usize, usize, usize) {
+    let (mut waits, mut failures, mut read) = (0, 0, 0);
+    for run in runs {
+        let history = stack.history(run).await;
+        read += usize::from(history.iter().any(|event| {
+            event
+                .state_entered_event_details()
+                .is_some_and(|entered| entered.name() == "StartOcr")
+        }));
+        for event in history {
+            let Some(failed) = event.task_failed_event_details() else {
+                continue;
+            };
+            failures += 1;
+            let cause = failed.cause().unwrap_or_default();
+            waits +=
+                usize::from(failed.error() == Some("Transient.QuotaFull") && cause.contains(pool));
+        }
+    }
+    (waits, failures, read)
+}
+
+/// Sets how long the local Textract's jobs last (`None`: as long as the OCR takes).
+async fn job_seconds(seconds: Option<f64>) {
+    let url = format!("{}/_docket/textract/scale", util::endpoint());
+    let change = json!({"cache": false, "secondsPerPage": seconds});
+    let response = reqwest::Client::new().post(url).json(&change).send().await;
+    let response = response.expect("textract scale settings reachable");
+    assert!(
+        response.status().is_success(),
+        "{}",
+        response.text().await.unwrap_or_default()
+    );
 }
 
 /// Waits (bounded) until the local Textract runs no job in the stack's region.
@@ -137,6 +205,7 @@ async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
     // count from when none runs.
     no_job_running().await;
     util::textract_quotas(Method::DELETE, &Value::Null).await; // count from here
+    job_seconds(Some(JOB_SECONDS)).await;
     let outcome = tokio::spawn(drop_at_once(stack)).await;
 
     // Restore both, whatever happened, then report.
@@ -145,6 +214,7 @@ async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
     let stack = Stack::load().await;
     let admission = DynamoAdmission::new(stack.dynamodb.clone(), stack.out("AdmissionTable"));
     set_provider(defaults.tps[START_TEXT_DETECTION], defaults.max_jobs).await;
+    job_seconds(None).await;
     admission.set_quotas(provider, &restored).await.unwrap();
     if recorded.is_none() {
         // None were recorded: the tests after this one run under AWS's defaults again.
@@ -177,6 +247,8 @@ async fn drop_at_once(stack: Stack) {
         sqs("SendMessage").await,
         sqs("ChangeMessageVisibility").await,
     );
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    let dropped_ms = since_epoch.unwrap().as_millis() as i64;
     let mut documents = Vec::new();
     for (i, pdf) in pdfs.into_iter().enumerate() {
         let name = format!("quota-{i}.pdf");
@@ -224,9 +296,24 @@ async fn drop_at_once(stack: Stack) {
         refused.as_object().is_none_or(|r| r.is_empty()),
         "the provider refused calls: {refused}"
     );
+    // The pool was full (jobs outlast the starts), never over.
     let peak = seen(&view, &region, &["peakJobs"]).as_u64().unwrap_or(0);
+    assert_eq!(peak, u64::from(MAX_JOBS), "peak jobs");
+
+    // The job pool bound at ingest, so no OCR step waited for a job slot: the uploads waited in
+    // the queue, where waiting is free and unbounded. (The histories are there to read: every
+    // run's OCR ran in them.)
+    let pool = Rules::textract().pool();
+    let held_back = held_back_for_a_job_slot(&stack, &pool, dropped_ms).await;
     assert!(
-        (1..=u64::from(MAX_JOBS)).contains(&peak),
-        "peak jobs {peak}"
+        held_back > 0,
+        "ingest never found the job pool full: did it bind?"
     );
+    let (waits, failures, read) = ocr_waits_for_a_job_slot(&stack, &runs, &pool).await;
+    assert_eq!(read, runs.len(), "runs whose history shows their OCR step");
+    assert_eq!(
+        waits, 0,
+        "OCR steps waited for a job slot ({failures} Task failures in all)"
+    );
+    println!("quotas: ingest held uploads back {held_back} times for a job slot; {failures} Task failures");
 }

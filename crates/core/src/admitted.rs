@@ -106,6 +106,47 @@ impl Rules {
     }
 }
 
+/// Takes a job slot of `rules`' pool for `holder` under `quotas`, reclaiming crashed holders'
+/// slots when all are held: `Ok(true)` when the slot is new, `Ok(false)` when `holder` held it
+/// already (its lease renewed), `Transient.QuotaFull` naming the pool when every slot is held.
+pub async fn take_job_slot(
+    admission: &impl Admission,
+    timer: &impl Timer,
+    rules: &Rules,
+    holder: &str,
+    quotas: &Quotas,
+) -> Result<bool, Error> {
+    let pool = rules.pool();
+    let now = timer.now_ms() / 1000;
+    let acquire = || admission.acquire(&pool, holder, quotas.max_jobs, now, rules.lease_seconds);
+    let full = |held| {
+        let limit = quotas.max_jobs;
+        Error::QuotaFull(format!("{pool}: all {held} of {limit} job slots are held"))
+    };
+    let held = match acquire().await? {
+        Acquired::Taken { .. } => return Ok(true),
+        Acquired::AlreadyHeld { .. } => return Ok(false),
+        Acquired::Full { held } => held,
+    };
+    if admission.reclaim(&pool, now).await?.is_empty() {
+        return Err(full(held));
+    }
+    match acquire().await? {
+        Acquired::Taken { .. } => Ok(true),
+        Acquired::AlreadyHeld { .. } => Ok(false),
+        Acquired::Full { held } => Err(full(held)),
+    }
+}
+
+/// Gives `holder`'s job slot of `rules`' pool back (nothing when it holds none).
+pub async fn give_back_job_slot(
+    admission: &impl Admission,
+    rules: &Rules,
+    holder: &str,
+) -> Result<(), Error> {
+    admission.release(&rules.pool(), holder).await.map(|_| ())
+}
+
 /// How many times a caller that woke too late takes another call slot before giving up.
 const LATE_TURNS: usize = 3;
 
@@ -201,32 +242,6 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
         self.rules.quotas(&self.admission).await
     }
 
-    /// Takes a job slot for `holder`, reclaiming crashed holders' slots when all are held.
-    async fn job_slot(&self, holder: &str, quotas: &Quotas) -> Result<(), Error> {
-        let pool = self.rules.pool();
-        let now = self.timer.now_ms() / 1000;
-        let acquire = || {
-            let lease = self.rules.lease_seconds;
-            self.admission
-                .acquire(&pool, holder, quotas.max_jobs, now, lease)
-        };
-        let full = |held| {
-            let limit = quotas.max_jobs;
-            Error::QuotaFull(format!("{pool}: all {held} of {limit} job slots are held"))
-        };
-        let held = match acquire().await? {
-            Acquired::Taken { .. } | Acquired::AlreadyHeld { .. } => return Ok(()),
-            Acquired::Full { held } => held,
-        };
-        if self.admission.reclaim(&pool, now).await?.is_empty() {
-            return Err(full(held));
-        }
-        match acquire().await? {
-            Acquired::Taken { .. } | Acquired::AlreadyHeld { .. } => Ok(()),
-            Acquired::Full { held } => Err(full(held)),
-        }
-    }
-
     /// Waits for a call slot of `operation`. An operation without a quota needs no turn.
     async fn turn(&self, operation: &str, quotas: &Quotas) -> Result<Turn, Error> {
         let Some(&per_second) = quotas.tps.get(operation) else {
@@ -240,10 +255,7 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
 
     /// Gives `holder`'s job slot back (nothing when it holds none).
     async fn give_back(&self, holder: &str) -> Result<(), Error> {
-        self.admission
-            .release(&self.rules.pool(), holder)
-            .await
-            .map(|_| ())
+        give_back_job_slot(&self.admission, &self.rules, holder).await
     }
 }
 
@@ -256,7 +268,8 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
     ) -> Result<String, Error> {
         let quotas = self.quotas().await?;
         let holder = operation.as_str();
-        self.job_slot(holder, &quotas).await?;
+        let rules = &self.rules;
+        take_job_slot(&self.admission, &self.timer, rules, holder, &quotas).await?;
         let pacer = self.rules.pacer(self.rules.start);
         let turn = self.turn(self.rules.start, &quotas).await?;
         turn.admitted(&pacer, self.rules.horizon_ms)?;

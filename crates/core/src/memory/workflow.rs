@@ -17,10 +17,13 @@ pub struct MemoryWorkflow {
     pub ended: Mutex<BTreeSet<String>>,
     /// Errors the next starts fail with, first first (nothing is started).
     pub fail_starts: Mutex<Vec<Error>>,
+    /// Every start asked for, repeats and failures included.
+    pub start_calls: Mutex<usize>,
 }
 
 impl Workflow for MemoryWorkflow {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
+        *self.start_calls.lock().unwrap() += 1;
         let mut failing = self.fail_starts.lock().unwrap();
         if !failing.is_empty() {
             return Err(failing.remove(0));

@@ -55,6 +55,51 @@ pub trait Admission: Send + Sync {
     ) -> impl Future<Output = Result<(), Error>> + Send;
 }
 
+impl<A: Admission> Admission for &A {
+    fn take_slot(
+        &self,
+        pacer: &str,
+        pace: &Pace,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Taken, Error>> + Send {
+        (**self).take_slot(pacer, pace, now_ms)
+    }
+    fn acquire(
+        &self,
+        pool: &str,
+        holder: &str,
+        limit: u32,
+        now: i64,
+        lease_seconds: i64,
+    ) -> impl Future<Output = Result<Acquired, Error>> + Send {
+        (**self).acquire(pool, holder, limit, now, lease_seconds)
+    }
+    fn release(
+        &self,
+        pool: &str,
+        holder: &str,
+    ) -> impl Future<Output = Result<Released, Error>> + Send {
+        (**self).release(pool, holder)
+    }
+    fn reclaim(
+        &self,
+        pool: &str,
+        now: i64,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        (**self).reclaim(pool, now)
+    }
+    fn quotas(&self, provider: &str) -> impl Future<Output = Result<Option<Quotas>, Error>> + Send {
+        (**self).quotas(provider)
+    }
+    fn set_quotas(
+        &self,
+        provider: &str,
+        quotas: &Quotas,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        (**self).set_quotas(provider, quotas)
+    }
+}
+
 /// The time a turn is taken in: a clock (unix ms) and a wait until an instant. The system's in
 /// a Lambda; a virtual one, moved by the waits, in unit tests.
 pub trait Timer: Send + Sync {

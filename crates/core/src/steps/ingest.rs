@@ -196,8 +196,10 @@ pub(super) async fn begin_run(
         error: None,
     };
     // Refused(0): the run record exists, so an earlier delivery got here first. Starting the
-    // execution again is harmless: its name is the run id.
-    let _ = record(
+    // execution again is harmless (its name is the run id), but when it runs there is nothing
+    // to start: not asked, it takes no turn at the pacer and no job slot that no job would
+    // give back (its own job may have ended already).
+    let recorded = record(
         ports.store(),
         ctx,
         &input.document_id,
@@ -205,12 +207,16 @@ pub(super) async fn begin_run(
         draft,
     )
     .await?;
+    let name = input.run_id.as_str();
+    if recorded.is_err() && ports.workflow().running(name).await? {
+        return Ok(Started::AlreadyExists);
+    }
     let body = ExecutionInput {
         run: input.clone(),
         ocr_wait_seconds: ctx.ocr_wait_seconds,
     };
     let body = serde_json::to_value(body).expect("an execution input serializes");
-    ports.workflow().start(input.run_id.as_str(), &body).await
+    ports.workflow().start(name, &body).await
 }
 
 /// Checks the bytes are a document we can process.

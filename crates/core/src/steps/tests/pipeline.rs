@@ -101,6 +101,36 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
 }
 
 #[tokio::test]
+async fn a_delivery_again_after_the_run_moved_on_does_not_start_its_running_execution_again() {
+    let w = world();
+    let key = "inbox/acme/inv.png";
+    w.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
+    let event = w.upload(key, PNG, "2026-11-30T10:00:00Z");
+    let input = w.input_of(&w.ingest(&event).await);
+    w.run(&input).await.unwrap(); // its job ended: a job slot taken now would be held by none
+    let starts = || *w.ports.workflow.start_calls.lock().unwrap();
+    assert_eq!(starts(), 1);
+
+    let again = w.ingest(&event).await;
+    assert!(
+        matches!(
+            again,
+            IngestOutcome::Started {
+                execution: Started::AlreadyExists,
+                ..
+            }
+        ),
+        "{again:?}"
+    );
+    assert_eq!(starts(), 1, "the running execution was started again");
+    // Once it has ended, a delivery again asks (the engine answers that it exists).
+    let name = input.run_id.to_string();
+    w.ports.workflow.ended.lock().unwrap().insert(name);
+    w.ingest(&event).await;
+    assert_eq!(starts(), 2);
+}
+
+#[tokio::test]
 async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
     let w = world();
     let key = "inbox/acme/inv.png";

@@ -1,0 +1,229 @@
+//! [`PacedStarts`] over the in-memory engine, records and a virtual clock: starts keep to the
+//! start quota and to the job pool, and the OCR step finds the slot its run's start took.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use super::*;
+use crate::admission::{Quotas, START_TEXT_DETECTION};
+use crate::admitted::AdmittedOcr;
+use crate::ids::OperationId;
+use crate::ids::Tenant;
+use crate::memory::{test_run, FakeOcr, MemoryAdmission, MemoryWorkflow, VirtualTimer};
+use crate::model::run::ObjectRef;
+use crate::ports::{Ocr, OcrPoll};
+
+/// The engine, with the instant of every start it saw.
+#[derive(Default)]
+struct Clocked {
+    engine: MemoryWorkflow,
+    timer: VirtualTimer,
+    at: Mutex<Vec<i64>>,
+}
+
+impl Workflow for &Clocked {
+    async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
+        self.at.lock().unwrap().push(self.timer.now_ms());
+        self.engine.start(name, input).await
+    }
+    async fn running(&self, name: &str) -> Result<bool, Error> {
+        self.engine.running(name).await
+    }
+}
+
+/// The run id of upload `n` (ingest names each execution by its run).
+fn run(n: usize) -> String {
+    let tenant = Tenant::parse("acme").unwrap();
+    test_run(&tenant, &format!("in/{n}.pdf"), "v1").to_string()
+}
+
+/// The job slot holder of upload `n`'s run: its OCR operation.
+fn holder(n: usize) -> OperationId {
+    Step::Ocr.operation(&RunId::parse(&run(n)).unwrap())
+}
+
+fn starts_a_second(n: u32) -> Quotas {
+    Quotas {
+        tps: BTreeMap::from([(START_TEXT_DETECTION.to_string(), n)]),
+        ..Quotas::textract_defaults()
+    }
+}
+
+async fn paced(
+    engine: &Clocked,
+    quotas: Option<Quotas>,
+) -> PacedStarts<&Clocked, MemoryAdmission, &VirtualTimer> {
+    let admission = MemoryAdmission::default();
+    if let Some(q) = quotas {
+        admission.set_quotas("textract", &q).await.unwrap();
+    }
+    PacedStarts::new(engine, admission, &engine.timer, Rules::textract())
+}
+
+#[tokio::test]
+async fn starts_at_once_are_spaced_for_the_start_quota_and_the_rest_told_to_come_back() {
+    let engine = Clocked::default();
+    let workflow = paced(&engine, Some(starts_a_second(2))).await;
+    let (mut started, mut later) = (0, Vec::new());
+    for n in 0..20 {
+        engine.timer.set(0); // every event arrives at once
+        match workflow.start(&run(n), &json!({})).await {
+            Ok(Started::New) => started += 1,
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => later.push(e),
+        }
+    }
+    let at = engine.at.lock().unwrap().clone();
+    assert_eq!(
+        at.len(),
+        started,
+        "the engine saw every admitted start only"
+    );
+    // 2 a second with 50 ms lateness and 50 ms jitter: a slot every 550 ms, 10 within 5 s.
+    assert_eq!(started, 10);
+    assert!(at.windows(2).all(|w| w[1] - w[0] >= 550), "{at:?}");
+    assert!(
+        later
+            .iter()
+            .all(|e| e.name() == "Transient.QuotaFull"
+                && e.to_string().contains("textract-executions")),
+        "{later:?}"
+    );
+    assert_eq!(later.len(), 10);
+}
+
+#[tokio::test]
+async fn with_no_quota_recorded_starts_keep_to_aws_default() {
+    let engine = Clocked::default();
+    let workflow = paced(&engine, None).await;
+    for n in 0..30 {
+        engine.timer.set(0);
+        workflow.start(&run(n), &json!({})).await.unwrap();
+    }
+    let at = engine.at.lock().unwrap().clone();
+    // 15 a second (AWS's default) with 100 ms of lateness and jitter: every 74 ms.
+    assert!(at.windows(2).all(|w| w[1] - w[0] >= 74), "{at:?}");
+    assert!(at.iter().filter(|&&t| t < 1000).count() <= 15, "{at:?}");
+}
+
+#[tokio::test]
+async fn an_unpaced_start_quota_starts_at_once_and_running_is_never_paced() {
+    let engine = Clocked::default();
+    let quotas = Quotas {
+        tps: BTreeMap::new(),
+        ..Quotas::textract_defaults()
+    };
+    let workflow = paced(&engine, Some(quotas)).await;
+    for n in 0..5 {
+        workflow.start(&run(n), &json!({})).await.unwrap();
+    }
+    assert_eq!(*engine.at.lock().unwrap(), vec![0; 5]);
+    assert!(workflow.running(&run(0)).await.unwrap());
+    assert!(!workflow.running(&run(9)).await.unwrap());
+}
+
+/// At most `jobs` jobs at once, starts unpaced in effect (100 a second).
+fn jobs(n: u32) -> Quotas {
+    Quotas {
+        max_jobs: n,
+        ..starts_a_second(100)
+    }
+}
+
+/// Starts uploads `uploads` one after another; the errors' names, `None` for a start.
+async fn start_all<W: Workflow>(
+    workflow: &W,
+    uploads: std::ops::Range<usize>,
+) -> Vec<Option<String>> {
+    let mut outcomes = Vec::new();
+    for n in uploads {
+        let started = workflow.start(&run(n), &json!({})).await;
+        outcomes.push(started.err().map(|e| e.to_string()));
+    }
+    outcomes
+}
+
+#[tokio::test]
+async fn a_full_job_pool_holds_starts_back_and_the_ocr_step_finds_its_runs_slot_held() {
+    let engine = Clocked::default();
+    let admission = MemoryAdmission::default();
+    admission.set_quotas("textract", &jobs(2)).await.unwrap();
+    let workflow = PacedStarts::new(&engine, &admission, &engine.timer, Rules::textract());
+    let pool = Rules::textract().pool();
+
+    let outcomes = start_all(&workflow, 0..4).await;
+    assert_eq!(outcomes[..2], [None, None], "{outcomes:?}");
+    for refused in &outcomes[2..] {
+        let refused = refused.as_deref().unwrap_or_default();
+        assert!(
+            refused.contains("textract-jobs: all 2 of 2"),
+            "{outcomes:?}"
+        );
+    }
+    assert_eq!(engine.at.lock().unwrap().len(), 2, "only two executions");
+    assert_eq!(admission.held(&pool), 2);
+
+    // The OCR step of run 0 asks for the slot its start took: held already, not a third.
+    let ocr = AdmittedOcr::new(
+        FakeOcr::default(),
+        &admission,
+        &engine.timer,
+        Rules::textract(),
+    );
+    let doc = |n: usize| ObjectRef::new("raw", format!("in/{n}.pdf"));
+    let job = ocr.start(&holder(0), &doc(0), "t").await.unwrap();
+    assert_eq!(admission.held(&pool), 2);
+    // A run whose execution took none (a reprocess) waits for one, as before.
+    let waits = ocr.start(&holder(9), &doc(9), "t").await.unwrap_err();
+    assert_eq!(waits.name(), "Transient.QuotaFull", "{waits}");
+
+    // Run 0's job ends: its slot comes back, and the next upload's execution starts.
+    ocr.inner()
+        .results
+        .lock()
+        .unwrap()
+        .insert(doc(0).key, OcrPoll::Failed("unreadable".into()));
+    ocr.poll(&holder(0), &job).await.unwrap();
+    assert_eq!(admission.held(&pool), 1);
+    assert_eq!(
+        start_all(&workflow, 2..4).await,
+        [None, Some(outcomes[3].clone().unwrap())]
+    );
+    assert_eq!(engine.at.lock().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_slot_is_given_back_when_no_job_can_follow_and_kept_when_the_answer_was_lost() {
+    let engine = Clocked::default();
+    let admission = MemoryAdmission::default();
+    admission.set_quotas("textract", &jobs(5)).await.unwrap();
+    let workflow = PacedStarts::new(&engine, &admission, &engine.timer, Rules::textract());
+    let pool = Rules::textract().pool();
+
+    // A duplicate delivery of an upload whose run's job had ended (its slot given back): the
+    // execution exists, so the slot taken again is given back at once.
+    workflow.start(&run(0), &json!({})).await.unwrap();
+    admission.release(&pool, holder(0).as_str()).await.unwrap();
+    let again = workflow.start(&run(0), &json!({})).await.unwrap();
+    assert_eq!(again, Started::AlreadyExists);
+    assert_eq!(admission.held(&pool), 0);
+
+    // Refused outright (no execution can exist): given back.
+    let refused = Error::Internal("state machine does not exist".into());
+    engine.engine.fail_starts.lock().unwrap().push(refused);
+    assert!(workflow.start(&run(1), &json!({})).await.is_err());
+    assert_eq!(admission.held(&pool), 0);
+
+    // The answer lost (the execution may run): kept, and the redelivery finds it its own.
+    let lost = Error::OutcomeUnknown("StartExecution: timed out".into());
+    engine.engine.fail_starts.lock().unwrap().push(lost);
+    assert!(workflow.start(&run(2), &json!({})).await.is_err());
+    assert_eq!(admission.held(&pool), 1);
+    assert_eq!(
+        workflow.start(&run(2), &json!({})).await.unwrap(),
+        Started::New
+    );
+    assert_eq!(admission.held(&pool), 1);
+}
