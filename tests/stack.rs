@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use docket_aws::dynamodb::Tables;
 use docket_aws::saga::SagaTables;
 use docket_core::audit::{verify, AuditEntry};
-use docket_core::ids::{sha256_hex, DocumentId, Tenant};
+use docket_core::ids::{sha256_hex, DocumentId, RunId, Tenant};
 use docket_core::saga::EventId;
 use serde_json::Value;
 
@@ -359,7 +359,7 @@ impl Stack {
     /// every page: a second execution under another name is counted too, which the name alone
     /// (Step Functions refuses a second execution of one name) could not show.
     pub async fn executions_of(&self, document: &DocumentId) -> Vec<String> {
-        let prefix = format!("{document}-r");
+        let prefix = RunId::prefix_of(document);
         let mut names = self.execution_names().await;
         names.retain(|name| name.starts_with(&prefix));
         names

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
-use docket_core::admission::START_TEXT_DETECTION;
+use docket_core::admission::{Quotas, DETECT_TEXT, START_TEXT_DETECTION};
+use docket_core::ids::RunId;
 use docket_e2e::reviewers::record_quotas;
 use docket_e2e::scale::quota::quota_bound_seconds;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
@@ -96,8 +97,9 @@ async fn set_quotas(settings: &Settings, region: &str) {
     record_quotas(settings.tps, settings.jobs, settings.jitter_ms).await;
 }
 
-/// Fills the OCR cache with the first `documents` invoices (two reads at a time, with no
-/// simulated duration), then turns on the simulated duration for the burst.
+/// Fills the OCR cache with the first `documents` invoices (two reads at a time, at most half
+/// of DetectDocumentText's quota a second: reads the cache already holds answer at once, with
+/// no simulated duration), then turns on the simulated duration for the burst.
 async fn fill_cache(settings: &Settings) {
     scale_settings(
         Method::POST,
@@ -106,8 +108,12 @@ async fn fill_cache(settings: &Settings) {
     .await;
     let textract = aws_sdk_textract::Client::new(&util::aws().await);
     let clock = Instant::now();
+    let per_second = Quotas::textract_defaults().tps[DETECT_TEXT];
+    let apart = std::time::Duration::from_millis(2000 / u64::from(per_second.max(1)));
+    let mut pace = tokio::time::interval(apart);
     let mut reads = tokio::task::JoinSet::new();
     for i in 0..settings.documents {
+        pace.tick().await;
         if reads.len() >= 2 {
             reads.join_next().await.unwrap().unwrap();
         }
@@ -152,7 +158,7 @@ struct Ended {
 }
 
 /// The burst's documents' executions that have ended, by document index.
-async fn ended(stack: &Stack, prefixes: &BTreeMap<String, usize>) -> BTreeMap<usize, Ended> {
+async fn ended(stack: &Stack, burst: &BTreeMap<String, usize>) -> BTreeMap<usize, Ended> {
     let mut found = BTreeMap::new();
     let mut pages = stack
         .sfn
@@ -164,8 +170,10 @@ async fn ended(stack: &Stack, prefixes: &BTreeMap<String, usize>) -> BTreeMap<us
     while let Some(page) = pages.next().await {
         for e in page.expect("list executions").executions() {
             let Some(stop) = e.stop_date() else { continue };
-            let document = e.name().split("-r").next().unwrap_or_default();
-            if let Some(&i) = prefixes.get(document) {
+            let Ok(run) = RunId::parse(e.name()) else {
+                continue;
+            };
+            if let Some(&i) = burst.get(run.document_id().as_str()) {
                 let stop_ms = stop.secs() * 1000 + i64::from(stop.subsec_nanos() / 1_000_000);
                 let run = e.name().to_string();
                 let status = e.status().clone();
@@ -215,7 +223,7 @@ async fn main() {
 
     let n = settings.documents;
     let tenant = tenant();
-    let prefixes: BTreeMap<String, usize> = (0..n)
+    let burst: BTreeMap<String, usize> = (0..n)
         .map(|i| {
             (
                 Stack::document_id(&tenant, &format!("scale-{i:05}.pdf")).to_string(),
@@ -250,7 +258,7 @@ async fn main() {
     );
     let deadline = Duration::from_secs_f64((3.0 * ideal).max(600.0));
     let done = loop {
-        let done = ended(&stack, &prefixes).await;
+        let done = ended(&stack, &burst).await;
         let failed = done
             .values()
             .filter(|e| e.status != ExecutionStatus::Succeeded)

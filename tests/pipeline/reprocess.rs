@@ -202,7 +202,7 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     // the second request started no execution: two per document, from every page
     let names = stack.execution_names().await;
     for document in &documents {
-        let prefix = format!("{document}-r");
+        let prefix = RunId::prefix_of(document);
         let of = names.iter().filter(|n| n.starts_with(&prefix)).count();
         assert_eq!(of, 2, "{document}");
     }

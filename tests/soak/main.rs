@@ -120,7 +120,7 @@ async fn executions_started(stack: &Stack, documents: &[DocumentId]) {
         let names = stack.execution_names().await;
         let waiting: Vec<&DocumentId> = documents
             .iter()
-            .filter(|d| !names.iter().any(|n| n.starts_with(&format!("{d}-r"))))
+            .filter(|d| !names.iter().any(|n| n.starts_with(&RunId::prefix_of(d))))
             .collect();
         if waiting.is_empty() {
             return;

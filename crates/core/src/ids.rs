@@ -316,7 +316,13 @@ impl RunId {
             config_fingerprint,
             &generation.to_string(),
         ]);
-        RunId(format!("{}-r{}", document, &h[..20]))
+        RunId(format!("{}{}", RunId::prefix_of(document), &h[..20]))
+    }
+
+    /// How every run id of `document` begins (an execution's name is its run id, so this finds
+    /// a document's executions by name).
+    pub fn prefix_of(document: &DocumentId) -> String {
+        format!("{document}-r")
     }
 
     /// Accepts an id read back from storage or input, if it has the right shape.
