@@ -60,14 +60,33 @@ pub async fn chaos(method: reqwest::Method, path: &str, body: &Value) -> reqwest
 /// Our local Textract's quotas and what it saw per region (`/_docket/textract/quotas`): GET
 /// with `Value::Null`, POST a change such as `{"region": r, "tps": {op: n}, "maxJobs": n}`.
 pub async fn textract_quotas(method: reqwest::Method, body: &Value) -> Value {
-    let mut request =
-        reqwest::Client::new().request(method, format!("{}/_docket/textract/quotas", endpoint()));
+    textract_settings("quotas", method, body).await
+}
+
+/// Our local Textract's scale settings (`/_docket/textract/scale`): GET with `Value::Null`, POST
+/// a change such as `{"cache": true, "secondsPerPage": 2.0}` (`null` seconds: jobs last as long
+/// as their OCR), DELETE to reset the cache's counters.
+pub async fn textract_scale(method: reqwest::Method, body: &Value) -> Value {
+    textract_settings("scale", method, body).await
+}
+
+/// One of our local Textract's settings endpoints, `/_docket/textract/<name>`.
+async fn textract_settings(name: &str, method: reqwest::Method, body: &Value) -> Value {
+    let url = format!("{}/_docket/textract/{name}", endpoint());
+    let mut request = reqwest::Client::new().request(method, url);
     if !body.is_null() {
         request = request.json(body);
     }
-    let response = request.send().await.expect("textract quotas reachable");
-    assert!(response.status().is_success(), "{:?}", response.status());
-    response.json().await.expect("textract quotas answer JSON")
+    let response = request.send().await.expect("textract settings reachable");
+    assert!(
+        response.status().is_success(),
+        "{name}: {:?}",
+        response.status()
+    );
+    response
+        .json()
+        .await
+        .expect("textract settings answer JSON")
 }
 
 /// The requests LocalStack served with this `service`, `operation` and (hashed) `subject`, from

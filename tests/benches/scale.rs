@@ -78,17 +78,6 @@ fn invoice(i: usize) -> Vec<u8> {
     invoice_pdf(&invoice_lines(&format!("INV-SC-{i:05}"), "1,234.50"))
 }
 
-async fn scale_settings(method: Method, body: &Value) -> Value {
-    let url = format!("{}/_docket/textract/scale", util::endpoint());
-    let mut request = reqwest::Client::new().request(method, url);
-    if !body.is_null() {
-        request = request.json(body);
-    }
-    let response = request.send().await.expect("textract scale reachable");
-    assert!(response.status().is_success(), "{:?}", response.status());
-    response.json().await.expect("JSON")
-}
-
 /// Lowers the provider's quotas in the stack's region and records docket's to match.
 async fn set_quotas(settings: &Settings, region: &str) {
     let change = json!({"region": region, "tps": {START_TEXT_DETECTION: settings.tps},
@@ -101,7 +90,7 @@ async fn set_quotas(settings: &Settings, region: &str) {
 /// of DetectDocumentText's quota a second: reads the cache already holds answer at once, with
 /// no simulated duration), then turns on the simulated duration for the burst.
 async fn fill_cache(settings: &Settings) {
-    scale_settings(
+    util::textract_scale(
         Method::POST,
         &json!({"cache": true, "secondsPerPage": null}),
     )
@@ -142,7 +131,7 @@ async fn fill_cache(settings: &Settings) {
         read.unwrap();
     }
     let cache = json!({"cache": true, "secondsPerPage": settings.seconds_per_page});
-    scale_settings(Method::POST, &cache).await;
+    util::textract_scale(Method::POST, &cache).await;
     println!(
         "bench-scale: OCR cache filled in {:.0} s",
         clock.elapsed().as_secs_f64()
@@ -219,7 +208,7 @@ async fn main() {
     fill_cache(&settings).await;
     set_quotas(&settings, &region).await;
     util::textract_quotas(Method::DELETE, &Value::Null).await;
-    scale_settings(Method::DELETE, &Value::Null).await;
+    util::textract_scale(Method::DELETE, &Value::Null).await;
 
     let n = settings.documents;
     let tenant = tenant();
@@ -309,7 +298,7 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
             .filter_map(Value::as_u64)
             .sum()
     });
-    let cache = scale_settings(Method::GET, &Value::Null).await;
+    let cache = util::textract_scale(Method::GET, &Value::Null).await;
     let succeeded = done
         .values()
         .filter(|e| e.status == ExecutionStatus::Succeeded)

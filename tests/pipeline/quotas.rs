@@ -135,15 +135,8 @@ async fn ocr_waits_for_a_job_slot(
 
 /// Sets how long the local Textract's jobs last (`None`: as long as the OCR takes).
 async fn job_seconds(seconds: Option<f64>) {
-    let url = format!("{}/_docket/textract/scale", util::endpoint());
     let change = json!({"cache": false, "secondsPerPage": seconds});
-    let response = reqwest::Client::new().post(url).json(&change).send().await;
-    let response = response.expect("textract scale settings reachable");
-    assert!(
-        response.status().is_success(),
-        "{}",
-        response.text().await.unwrap_or_default()
-    );
+    util::textract_scale(Method::POST, &change).await;
 }
 
 /// Waits (bounded) until the local Textract runs no job in the stack's region.
