@@ -105,6 +105,20 @@ async fn held_back_for_a_job_slot(stack: &Stack, pool: &str, since_ms: i64) -> u
         .count()
 }
 
+/// The most times an upload ingest held back since `since_ms` had been sent to its queue
+/// again before (as its message carried it in).
+async fn most_requeues(stack: &Stack, since_ms: i64) -> u64 {
+    let group = format!("/aws/lambda/{}", stack.out("IngestFunctionName"));
+    let lines = stack.log_messages(&group, Some(since_ms)).await;
+    lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "not ingested")
+        .filter_map(|line| line["fields"]["requeues"].as_u64())
+        .max()
+        .unwrap_or(0)
+}
+
 /// The OCR steps of `runs` that failed because every job slot of `pool` was held, how many
 /// Task failures the histories have at all, and the runs whose history shows their OCR step.
 async fn ocr_waits_for_a_job_slot(
@@ -302,11 +316,19 @@ async fn drop_at_once(stack: Stack) {
         held_back > 0,
         "ingest never found the job pool full: did it bind?"
     );
+    // An upload sent again counts how often (a message attribute, through SQS and the event
+    // source mapping to ingest), so that each of its waits is longer: the last documents wait
+    // for a third round of jobs, more than their first wait of 5 to 10 s.
+    let requeues = most_requeues(&stack, dropped_ms).await;
+    assert!(
+        requeues >= 1,
+        "no upload came back counting that it had been sent again"
+    );
     let (waits, failures, read) = ocr_waits_for_a_job_slot(&stack, &runs, &pool).await;
     assert_eq!(read, runs.len(), "runs whose history shows their OCR step");
     assert_eq!(
         waits, 0,
         "OCR steps waited for a job slot ({failures} Task failures in all)"
     );
-    println!("quotas: ingest held uploads back {held_back} times for a job slot; {failures} Task failures");
+    println!("quotas: ingest held uploads back {held_back} times for a job slot (one upload sent again {requeues} times before); {failures} Task failures");
 }

@@ -4,7 +4,9 @@
 //! queue with the error's name. Handled messages are
 //! deleted by the event source mapping (`ReportBatchItemFailures`), not here.
 
+use aws_sdk_sqs::types::MessageAttributeValue;
 use aws_sdk_sqs::Client;
+use docket_core::redelivery::REQUEUES_ATTRIBUTE;
 use docket_core::Error;
 use serde_json::{json, Value};
 
@@ -49,12 +51,19 @@ impl QueuedEvents {
         Ok(())
     }
 
-    /// Sends `body` to the queue again as a new message, delivered in `seconds` (at most 900).
-    pub async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
+    /// Sends `body` to the queue again as a new message, delivered in `seconds` (at most 900),
+    /// with `requeues` as its [`REQUEUES_ATTRIBUTE`].
+    pub async fn requeue(&self, body: &str, seconds: i32, requeues: u32) -> Result<(), Error> {
+        let count = MessageAttributeValue::builder()
+            .data_type("Number")
+            .string_value(requeues.to_string())
+            .build()
+            .map_err(|e| Error::Internal(format!("sqs message attribute: {e}")))?;
         self.client
             .send_message()
             .queue_url(&self.queue_url)
             .message_body(body)
+            .message_attributes(REQUEUES_ATTRIBUTE, count)
             .delay_seconds(seconds.clamp(0, 900))
             .send()
             .await

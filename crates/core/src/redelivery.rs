@@ -5,10 +5,14 @@
 //! bounded (the queue's `maxReceiveCount` moves a message that failed every delivery to its
 //! dead-letter queue, where `docket ops sweep` finds it). Only transient and ambiguous failures
 //! are retried ([`after_failure`]): any other is set aside at once with its error's name. A
-//! message whose start had no turn at the pacer is sent again as a new message instead: waiting
-//! for a turn must not spend its deliveries. The jitter is drawn from the message id and the
-//! delivery's number, so that messages which failed together come back apart, with no random
-//! source to fake in tests.
+//! message whose start had no turn at the pacer (or found every job slot held) is sent again as
+//! a new message instead: waiting for a turn must not spend its deliveries. The new message
+//! carries how often its upload was sent again ([`REQUEUES_ATTRIBUTE`]), and each wait is about
+//! twice the last, up to [`REQUEUE_CAP_SECONDS`]: a burst of a thousand uploads under a low
+//! quota asks again every half minute at most, not every few seconds (issue 13: at 5 to 10 s,
+//! the asking of the waiting uploads, an S3 read and a refused write each, was more than the
+//! work). The jitter is drawn from the message id and the delivery's number, so that messages
+//! which failed together come back apart, with no random source to fake in tests.
 
 use crate::error::Family;
 use crate::ids::sha256_hex;
@@ -21,22 +25,40 @@ pub enum AfterFailure {
     /// handling reconciles before it acts: ingest's execution is named by its run, so a start
     /// whose answer was lost is found, not made twice).
     RetryIn(i32),
-    /// Send it again as a new message, delivered in this many seconds, and let this one go:
-    /// its start had no turn at the pacer within the horizon (`Transient.QuotaFull`), so
-    /// nothing was attempted and this delivery should not count. (Delivered again as the same
-    /// message, a burst under a low quota would spend a message's `maxReceiveCount` waiting
-    /// for turns, and end it in the failure queue.)
-    Requeue(i32),
+    /// Send it again as a new message carrying `requeues` ([`REQUEUES_ATTRIBUTE`]), delivered
+    /// in `seconds`, and let this one go: its start had no turn at the pacer within the horizon
+    /// or found every job slot held (`Transient.QuotaFull`), so nothing was attempted and this
+    /// delivery should not count. (Delivered again as the same message, a burst under a low
+    /// quota would spend a message's `maxReceiveCount` waiting for turns, and end it in the
+    /// failure queue.)
+    Requeue {
+        /// How long the new message is hidden.
+        seconds: i32,
+        /// How often the upload will have been sent again, this time included.
+        requeues: u32,
+    },
     /// Set it aside at once, with the error's name (any other failure: retrying would fail
     /// the same way).
     SetAside,
 }
 
-/// What becomes of message `message_id`, delivered for the `receives`-th time, whose handling
-/// failed with `error`.
-pub fn after_failure(error: &Error, message_id: &str, receives: u32) -> AfterFailure {
+/// The message attribute (a Number) that counts how often an upload was sent to the queue
+/// again for a later turn; absent on the inbox rule's message (0).
+pub const REQUEUES_ATTRIBUTE: &str = "DocketRequeues";
+
+/// What becomes of message `message_id`, delivered for the `receives`-th time and sent again
+/// `requeues` times before, whose handling failed with `error`.
+pub fn after_failure(
+    error: &Error,
+    message_id: &str,
+    receives: u32,
+    requeues: u32,
+) -> AfterFailure {
     if let Error::QuotaFull(_) = error {
-        return AfterFailure::Requeue(delay_seconds(message_id, 1));
+        return AfterFailure::Requeue {
+            seconds: requeue_delay_seconds(message_id, requeues),
+            requeues: requeues.saturating_add(1),
+        };
     }
     match error.family() {
         Family::Transient | Family::Ambiguous => {
@@ -50,6 +72,10 @@ pub fn after_failure(error: &Error, message_id: &str, receives: u32) -> AfterFai
 pub const BASE_SECONDS: i32 = 10;
 /// No retry waits longer (seconds).
 pub const CAP_SECONDS: i32 = 900;
+/// No upload sent again for a later turn waits longer (seconds): the longer, the fewer asks a
+/// waiting upload makes; the shorter, the sooner a slot freed near the end of a burst is taken
+/// (the last uploads of a burst wait up to this long after the quota would admit them).
+pub const REQUEUE_CAP_SECONDS: i32 = 30;
 
 /// How long (seconds) a message delivered for the `receives`-th time (SQS's
 /// `ApproximateReceiveCount`, from 1) stays hidden after its handling failed: half of
@@ -59,6 +85,17 @@ pub fn delay_seconds(message_id: &str, receives: u32) -> i32 {
     let step = BASE_SECONDS.saturating_mul(1 << doubling).min(CAP_SECONDS);
     let half = step / 2;
     half + (f64::from(step - half) * unit(message_id, receives)).round() as i32
+}
+
+/// How long (seconds) message `message_id`, whose upload was sent again `requeues` times
+/// before, waits before it is delivered again as a new message: half of
+/// `min(REQUEUE_CAP, BASE × 2^requeues)` plus up to as much again.
+pub fn requeue_delay_seconds(message_id: &str, requeues: u32) -> i32 {
+    let step = BASE_SECONDS
+        .saturating_mul(1 << requeues.min(16))
+        .min(REQUEUE_CAP_SECONDS);
+    let half = step / 2;
+    half + (f64::from(step - half) * unit(message_id, requeues)).round() as i32
 }
 
 /// A number in `[0, 1]` that depends on the message and the delivery only.
@@ -97,17 +134,20 @@ mod tests {
     fn only_a_transient_failure_is_retried() {
         let throttled = Error::Dependency("dynamodb: ThrottlingException".into());
         assert_eq!(
-            after_failure(&throttled, "m", 2),
+            after_failure(&throttled, "m", 2, 0),
             AfterFailure::RetryIn(delay_seconds("m", 2))
         );
         // no turn at the pacer: sent again afresh, however often it was delivered
         let full = Error::QuotaFull("textract-executions: busy".into());
-        let requeued = AfterFailure::Requeue(delay_seconds("m", 1));
-        assert_eq!(after_failure(&full, "m", 1), requeued);
-        assert_eq!(after_failure(&full, "m", 4), requeued);
+        let requeued = AfterFailure::Requeue {
+            seconds: requeue_delay_seconds("m", 2),
+            requeues: 3,
+        };
+        assert_eq!(after_failure(&full, "m", 1, 2), requeued);
+        assert_eq!(after_failure(&full, "m", 4, 2), requeued);
         let lost = Error::OutcomeUnknown("StartExecution: timed out".into());
         assert!(matches!(
-            after_failure(&lost, "m", 3),
+            after_failure(&lost, "m", 3, 0),
             AfterFailure::RetryIn(_)
         ));
         for error in [
@@ -115,11 +155,33 @@ mod tests {
             Error::Internal("environment variable X is not set".into()),
         ] {
             assert_eq!(
-                after_failure(&error, "m", 1),
+                after_failure(&error, "m", 1, 0),
                 AfterFailure::SetAside,
                 "{error}"
             );
         }
+    }
+
+    #[test]
+    fn an_upload_sent_again_waits_about_twice_as_long_each_time_up_to_half_a_minute() {
+        let mut total = 0;
+        for requeues in 0..40 {
+            let step = (BASE_SECONDS * (1 << requeues.min(16))).min(REQUEUE_CAP_SECONDS);
+            for id in ["m-1", "m-2", "m-3"] {
+                let d = requeue_delay_seconds(id, requeues);
+                assert!(
+                    (step / 2..=step).contains(&d),
+                    "{id} after {requeues}: {d} not in [{}, {step}]",
+                    step / 2
+                );
+            }
+            total += requeue_delay_seconds("m-1", requeues);
+        }
+        // The first wait is as short as before (5 to 10 s); forty asks span well over ten
+        // minutes (at 5 to 10 s each they spanned five at most).
+        assert!(requeue_delay_seconds("m", 0) <= 10);
+        assert!(total >= 15 * 38, "{total}");
+        assert!(requeue_delay_seconds("m", u32::MAX) <= REQUEUE_CAP_SECONDS);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! executions' starts take turns at the pacer, `docket_core::admitted::starts`), and the answer
 //! names the messages to deliver again (`ReportBatchItemFailures`). A message whose handling
 //! failed transiently is hidden for a backoff first; one whose start had no turn at the pacer
-//! is sent again as a new message (its deliveries are not spent waiting); one that failed
+//! is sent again as a new message (its deliveries are not spent waiting; the message counts
+//! how often, and each wait is longer); one that failed
 //! otherwise (a body that is no event, a misconfiguration) is set aside on the failure queue
 //! with the error's name (`docket_core::redelivery`). A payload without `Records` is one event,
 //! ingested directly (`docket ops sweep --resubmit`) and answered with its outcome.
@@ -17,7 +18,7 @@ use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use chrono::SecondsFormat;
 use docket_aws::sqs::QueuedEvents;
 use docket_core::ports::{HasBlobs, HasStore, HasWorkflow};
-use docket_core::redelivery::{after_failure, AfterFailure};
+use docket_core::redelivery::{after_failure, AfterFailure, REQUEUES_ATTRIBUTE};
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
 use docket_core::steps::Context;
 use docket_core::Error;
@@ -37,8 +38,14 @@ pub trait Redeliver: Send + Sync {
         receipt: &str,
         seconds: i32,
     ) -> impl Future<Output = Result<(), Error>> + Send;
-    /// Sends `body` to the queue again as a new message, delivered in `seconds`.
-    fn requeue(&self, body: &str, seconds: i32) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Sends `body` to the queue again as a new message, delivered in `seconds`, carrying
+    /// `requeues` (`docket_core::redelivery::REQUEUES_ATTRIBUTE`).
+    fn requeue(
+        &self,
+        body: &str,
+        seconds: i32,
+        requeues: u32,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
     /// Keeps `body` on the failure queue with `error`, after `receives` deliveries.
     fn set_aside(
         &self,
@@ -52,8 +59,8 @@ impl Redeliver for QueuedEvents {
     async fn retry_later(&self, receipt: &str, seconds: i32) -> Result<(), Error> {
         QueuedEvents::retry_later(self, receipt, seconds).await
     }
-    async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
-        QueuedEvents::requeue(self, body, seconds).await
+    async fn requeue(&self, body: &str, seconds: i32, requeues: u32) -> Result<(), Error> {
+        QueuedEvents::requeue(self, body, seconds, requeues).await
     }
     async fn set_aside(&self, body: &str, error: &Error, receives: u32) -> Result<(), Error> {
         QueuedEvents::set_aside(self, body, error, receives).await
@@ -120,6 +127,12 @@ async fn one_message(
         .get("ApproximateReceiveCount")
         .and_then(|n| n.parse().ok())
         .unwrap_or(1);
+    let requeues = message
+        .message_attributes
+        .get(REQUEUES_ATTRIBUTE)
+        .and_then(|a| a.string_value.as_deref())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
     let failed = match serde_json::from_str::<ObjectCreatedEvent>(body) {
         Ok(event) => ingest_one(ports, ctx, event).await.err()?.0,
         Err(e) => {
@@ -130,26 +143,28 @@ async fn one_message(
                 .0
         }
     };
-    let after = after_failure(&failed, &id, receives);
+    let after = after_failure(&failed, &id, receives, requeues);
     let acted = match after {
         AfterFailure::RetryIn(seconds) => {
             let receipt = message.receipt_handle.as_deref().unwrap_or_default();
             queue.retry_later(receipt, seconds).await
         }
-        AfterFailure::Requeue(seconds) => queue.requeue(body, seconds).await,
+        AfterFailure::Requeue { seconds, requeues } => queue.requeue(body, seconds, requeues).await,
         AfterFailure::SetAside => queue.set_aside(body, &failed, receives).await,
     };
     let work = async {
         match &acted {
-            Ok(()) => tracing::warn!(message = id, receives, after = ?after, "not ingested"),
+            Ok(()) => {
+                tracing::warn!(messageId = id, receives, requeues, after = ?after, "not ingested")
+            }
             // Delivered again after the queue's visibility timeout all the same.
-            Err(e) => tracing::error!(message = id, error = e.name(), "queue: {e}"),
+            Err(e) => tracing::error!(messageId = id, error = e.name(), "queue: {e}"),
         }
     };
     tracing::Instrument::instrument(work, span("ingest", "", "", "")).await;
     // A message sent again or set aside is done with (deleted); any other comes back.
     match (after, acted) {
-        (AfterFailure::SetAside | AfterFailure::Requeue(_), Ok(())) => None,
+        (AfterFailure::SetAside | AfterFailure::Requeue { .. }, Ok(())) => None,
         _ => Some(id),
     }
 }

@@ -16,8 +16,8 @@ use crate::handlers::ingest::{self, Redeliver};
 pub(super) struct RecordedQueue {
     /// (receipt, seconds) of each message hidden for a backoff.
     pub retried: Mutex<Vec<(String, i32)>>,
-    /// (body, seconds) of each message sent again as a new one.
-    pub requeued: Mutex<Vec<(String, i32)>>,
+    /// (body, seconds, requeues) of each message sent again as a new one.
+    pub requeued: Mutex<Vec<(String, i32, u32)>>,
     /// (body, error name, receives) of each message set aside.
     pub set_aside: Mutex<Vec<(String, String, u32)>>,
     /// Set-asides that fail (the failure queue refuses), first first.
@@ -29,8 +29,9 @@ impl Redeliver for RecordedQueue {
         self.retried.lock().unwrap().push((receipt.into(), seconds));
         Ok(())
     }
-    async fn requeue(&self, body: &str, seconds: i32) -> Result<(), Error> {
-        self.requeued.lock().unwrap().push((body.into(), seconds));
+    async fn requeue(&self, body: &str, seconds: i32, requeues: u32) -> Result<(), Error> {
+        let sent = (body.into(), seconds, requeues);
+        self.requeued.lock().unwrap().push(sent);
         Ok(())
     }
     async fn set_aside(&self, body: &str, error: &Error, receives: u32) -> Result<(), Error> {
@@ -168,28 +169,40 @@ async fn a_direct_event_is_answered_with_its_outcome_and_a_batch_that_is_none_fa
 }
 
 #[tokio::test]
-async fn a_start_with_no_turn_is_sent_again_as_a_new_message_and_not_reported() {
+async fn a_start_with_no_turn_is_sent_again_as_a_new_message_that_counts_and_not_reported() {
     let w = world();
     let queue = RecordedQueue::default();
-    let body = upload_event(&w, "inbox/acme/busy.png").to_string();
+    let first = upload_event(&w, "inbox/acme/busy.png").to_string();
+    let again = upload_event(&w, "inbox/acme/busy-again.png").to_string();
     let busy = "textract-executions: every call slot within 5000 ms is taken";
-    w.ports
-        .workflow
-        .fail_starts
-        .lock()
-        .unwrap()
-        .push(Error::QuotaFull(busy.into()));
+    for _ in 0..2 {
+        let full = Error::QuotaFull(busy.into());
+        w.ports.workflow.fail_starts.lock().unwrap().push(full);
+    }
+    // m-q delivered for the fourth time (one more failed delivery would have spent it); m-r
+    // sent again twice before, as SQS delivers the attribute
+    let mut messages = batch(&[("m-q", first.clone(), 4), ("m-r", again.clone(), 1)]);
+    messages["Records"][1]["messageAttributes"] = json!({
+        "DocketRequeues": {"stringValue": "2", "dataType": "Number"}
+    });
 
-    // delivered for the fourth time: one more failed delivery would have spent it
-    let answer = ingest::handle(&w.ports, &queue, &w.ctx, batch(&[("m-q", body.clone(), 4)]))
+    let answer = ingest::handle(&w.ports, &queue, &w.ctx, messages)
         .await
         .unwrap();
 
     assert_eq!(failures(&answer), Vec::<&str>::new(), "{answer}");
-    let requeued = queue.requeued.lock().unwrap().clone();
-    assert_eq!(requeued.len(), 1, "{requeued:?}");
-    assert_eq!(requeued[0].0, body, "the event itself, unchanged");
+    let mut requeued = queue.requeued.lock().unwrap().clone();
+    requeued.sort_by_key(|(_, _, requeues)| *requeues);
+    assert_eq!(requeued.len(), 2, "{requeued:?}");
+    assert_eq!(requeued[0].0, first, "the event itself, unchanged");
+    assert_eq!(requeued[0].2, 1, "sent again for the first time");
     assert!((5..=10).contains(&requeued[0].1), "{requeued:?}");
+    assert_eq!(requeued[1].0, again);
+    assert_eq!(requeued[1].2, 3, "counted on");
+    assert!(
+        (15..=30).contains(&requeued[1].1),
+        "a longer wait: {requeued:?}"
+    );
     assert!(queue.retried.lock().unwrap().is_empty());
     assert!(queue.set_aside.lock().unwrap().is_empty());
     assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
