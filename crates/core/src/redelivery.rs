@@ -8,10 +8,9 @@
 //! message whose start had no turn at the pacer (or found every job slot held) is sent again as
 //! a new message instead: waiting for a turn must not spend its deliveries. The new message
 //! carries how often its upload was sent again ([`REQUEUES_ATTRIBUTE`]), and each wait is about
-//! twice the last, up to [`REQUEUE_CAP_SECONDS`]: a burst of a thousand uploads under a low
-//! quota asks again every half minute at most, not every few seconds (issue 13: at 5 to 10 s,
-//! the asking of the waiting uploads, an S3 read and a refused write each, was more than the
-//! work). The jitter is drawn from the message id and the delivery's number, so that messages
+//! twice the last, up to [`REQUEUE_CAP_SECONDS`]: N uploads waiting ask about N / 22.5 times a
+//! second (an S3 read and a refused write each), not N / 7.5 as at 5 to 10 s each time
+//! (SCALE.md: a burst of a thousand). The jitter is drawn from the message id and the delivery's number, so that messages
 //! which failed together come back apart, with no random source to fake in tests.
 
 use crate::error::Family;
@@ -83,8 +82,7 @@ pub const REQUEUE_CAP_SECONDS: i32 = 30;
 pub fn delay_seconds(message_id: &str, receives: u32) -> i32 {
     let doubling = receives.clamp(1, 16) - 1;
     let step = BASE_SECONDS.saturating_mul(1 << doubling).min(CAP_SECONDS);
-    let half = step / 2;
-    half + (f64::from(step - half) * unit(message_id, receives)).round() as i32
+    equal_jitter(step, message_id, receives)
 }
 
 /// How long (seconds) message `message_id`, whose upload was sent again `requeues` times
@@ -94,8 +92,13 @@ pub fn requeue_delay_seconds(message_id: &str, requeues: u32) -> i32 {
     let step = BASE_SECONDS
         .saturating_mul(1 << requeues.min(16))
         .min(REQUEUE_CAP_SECONDS);
+    equal_jitter(step, message_id, requeues)
+}
+
+/// Half of `step` plus up to as much again, drawn from the message and the count `n`.
+fn equal_jitter(step: i32, message_id: &str, n: u32) -> i32 {
     let half = step / 2;
-    half + (f64::from(step - half) * unit(message_id, requeues)).round() as i32
+    half + (f64::from(step - half) * unit(message_id, n)).round() as i32
 }
 
 /// A number in `[0, 1]` that depends on the message and the delivery only.
