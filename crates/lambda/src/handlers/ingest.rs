@@ -6,10 +6,10 @@
 //! executions' starts take turns at the pacer, `docket_core::admitted::starts`), and the answer
 //! names the messages to deliver again (`ReportBatchItemFailures`). A message whose handling
 //! failed transiently is hidden for a backoff first; one whose start had no turn at the pacer
-//! is sent again as a new message (its deliveries are not spent waiting; the message counts
-//! how often, and each wait is longer); one that failed
-//! otherwise (a body that is no event, a misconfiguration) is set aside on the failure queue
-//! with the error's name (`docket_core::redelivery`). A payload without `Records` is one event,
+//! or no job slot is sent again as a new message (its deliveries are not spent waiting; the
+//! message counts how often, and each wait is longer); one that failed otherwise (a body that
+//! is no event, a misconfiguration) is set aside on the failure queue with the error's name
+//! (`docket_core::redelivery`). A payload without `Records` is one event,
 //! ingested directly (`docket ops sweep --resubmit`) and answered with its outcome.
 
 use std::future::Future;
