@@ -87,15 +87,22 @@ async fn starts_sent(stack: &Stack, runs: &[String]) -> Vec<i64> {
     sent.into_iter().map(|(_, at)| at).collect()
 }
 
-/// Ingest's refusals since `since_ms` (each upload sent to its queue again) because every job
-/// slot was held.
-async fn held_back_for_a_job_slot(stack: &Stack, pool: &str, since_ms: i64) -> usize {
+/// Ingest's log lines since `since_ms`, parsed (one read of its log group for the counts below).
+async fn ingest_lines(stack: &Stack, since_ms: i64) -> Vec<Value> {
     let group = format!("/aws/lambda/{}", stack.out("IngestFunctionName"));
     let lines = stack.log_messages(&group, Some(since_ms)).await;
-    let full = format!("{pool}: all ");
     lines
         .iter()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect()
+}
+
+/// Ingest's refusals among `lines` (each upload sent to its queue again) because every job slot
+/// was held.
+fn held_back_for_a_job_slot(lines: &[Value], pool: &str) -> usize {
+    let full = format!("{pool}: all ");
+    lines
+        .iter()
         .filter(|line| line["fields"]["error"] == "Transient.QuotaFull")
         .filter(|line| {
             line["fields"]["message"]
@@ -105,14 +112,11 @@ async fn held_back_for_a_job_slot(stack: &Stack, pool: &str, since_ms: i64) -> u
         .count()
 }
 
-/// The most times an upload ingest held back since `since_ms` had been sent to its queue
-/// again before (as its message carried it in).
-async fn most_requeues(stack: &Stack, since_ms: i64) -> u64 {
-    let group = format!("/aws/lambda/{}", stack.out("IngestFunctionName"));
-    let lines = stack.log_messages(&group, Some(since_ms)).await;
+/// The most times an upload ingest held back (among `lines`) had been sent to its queue again
+/// before (as its message carried it in).
+fn most_requeues(lines: &[Value]) -> u64 {
     lines
         .iter()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|line| line["fields"]["message"] == "not ingested")
         .filter_map(|line| line["fields"]["requeues"].as_u64())
         .max()
@@ -311,7 +315,8 @@ async fn drop_at_once(stack: Stack) {
     // the queue, where waiting is free and unbounded. (The histories are there to read: every
     // run's OCR ran in them.)
     let pool = Rules::textract().pool();
-    let held_back = held_back_for_a_job_slot(&stack, &pool, dropped_ms).await;
+    let lines = ingest_lines(&stack, dropped_ms).await;
+    let held_back = held_back_for_a_job_slot(&lines, &pool);
     assert!(
         held_back > 0,
         "ingest never found the job pool full: did it bind?"
@@ -319,7 +324,7 @@ async fn drop_at_once(stack: Stack) {
     // An upload sent again counts how often (a message attribute, through SQS and the event
     // source mapping to ingest), so that each of its waits is longer: the last documents wait
     // for a third round of jobs, more than their first wait of 5 to 10 s.
-    let requeues = most_requeues(&stack, dropped_ms).await;
+    let requeues = most_requeues(&lines);
     assert!(
         requeues >= 1,
         "no upload came back counting that it had been sent again"
