@@ -316,6 +316,19 @@ impl Stack {
         self.wait_for_execution_within(run_id, RUN_DEADLINE).await
     }
 
+    /// The output of the execution named `run_id` (`null` while it runs or when it failed).
+    pub async fn execution_output(&self, run_id: &str) -> Value {
+        let described = self
+            .sfn
+            .describe_execution()
+            .execution_arn(self.execution_arn(run_id))
+            .send()
+            .await
+            .expect("describe the execution");
+        let output = described.output().unwrap_or("null");
+        serde_json::from_str(output).expect("an execution's output is JSON")
+    }
+
     /// Waits until the execution named `run_id` has ended, at most `within`; returns its status.
     pub async fn wait_for_execution_within(&self, run_id: &str, within: Duration) -> String {
         let ended = self.ended(&self.execution_arn(run_id), within).await;

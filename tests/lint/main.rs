@@ -322,16 +322,21 @@ fn the_linter_reads_the_states_inside_a_map() {
 
 /// The step a Task runs, from the function it invokes and the `action` of its payload; `None`
 /// for a Task this lint does not know, which is itself a problem (a new Task must be placed).
+/// A route Task that waits for a token routes and then waits for the consumer's receipt: its
+/// step is the receipt's, whose outcomes it must catch (routing itself has none).
 fn step_of(state: &Value) -> Option<Step> {
     let function = state["Parameters"]["FunctionName"].as_str()?;
     let action = state["Parameters"]["Payload"]["action"].as_str();
+    let waits = state["Resource"]
+        .as_str()
+        .is_some_and(|r| r.ends_with(".waitForTaskToken"));
     Some(match (function, action) {
         ("${OcrFunctionArn}", Some("start" | "poll")) => Step::Ocr,
         ("${ValidateFunctionArn}", None) => Step::Validate,
+        ("${RouteFunctionArn}", Some("route")) if waits => Step::Receipt,
         ("${RouteFunctionArn}", Some("route")) => Step::Route,
         ("${RouteFunctionArn}", Some("fail")) => Step::Fail,
         ("${RouteFunctionArn}", Some("reject")) => Step::Reject,
-        ("${RouteFunctionArn}", Some("await_receipt")) => Step::Receipt,
         ("${CompensateFunctionArn}", Some("compensate")) => Step::Compensate,
         ("${ReviewCallbackFunctionArn}", Some("open")) => Step::Review,
         ("${ReviewCallbackFunctionArn}", Some("escalate")) => Step::Escalate,

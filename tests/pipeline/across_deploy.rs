@@ -54,7 +54,9 @@ async fn machine_of(stack: &Stack, run_id: &str) -> String {
 }
 
 /// Every Lambda invoke of the run, in order: the qualified ARN the Task named and the version
-/// that Lambda reports it executed (`ExecutedVersion` of the invoke's answer).
+/// that Lambda reports it executed (`ExecutedVersion` of the invoke's answer: in the Task's
+/// result, or for a Task that waits for a token, in its submission, the result being the
+/// callback's).
 async fn invokes(stack: &Stack, run_id: &str) -> Vec<(String, String)> {
     let mut calls = Vec::new();
     let mut scheduled: Option<String> = None;
@@ -65,8 +67,11 @@ async fn invokes(stack: &Stack, run_id: &str) -> Vec<(String, String)> {
                 let parameters: Value = serde_json::from_str(details.parameters()).unwrap();
                 scheduled = parameters["FunctionName"].as_str().map(String::from);
             }
-            HistoryEventType::TaskSucceeded => {
-                let output = event.task_succeeded_event_details().unwrap().output();
+            HistoryEventType::TaskSubmitted | HistoryEventType::TaskSucceeded => {
+                let output = match event.task_submitted_event_details() {
+                    Some(submitted) => submitted.output(),
+                    None => event.task_succeeded_event_details().unwrap().output(),
+                };
                 let answer: Value = serde_json::from_str(output.unwrap_or("{}")).unwrap();
                 // A task token's callback answers without one: the review decision.
                 if let (Some(function), Some(executed)) =

@@ -50,10 +50,11 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
         .iter()
         .any(|e| e.r#type().as_str() == "ExecutionSucceeded"));
     // The OCR job's end was notified (Textract -> SNS -> ocr-notified ended StartOcr's wait):
-    // no poll state was entered, and these five are the document's every transition.
+    // no poll state was entered; Route waited for the consumer's receipt itself; these four
+    // are the document's every transition.
     assert_eq!(
         entered,
-        ["StartOcr", "Validate", "Decide", "Route", "AwaitReceipt"],
+        ["StartOcr", "Validate", "Decide", "Route"],
         "{entered:?}"
     );
 
@@ -130,6 +131,13 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
         saga["entries"][2]["ids"]["receiptId"],
         receipt.as_str(),
         "{saga}"
+    );
+    // and the consumer's answer is the output of the Task that routed and waited for it
+    let output = stack.execution_output(&run_id).await;
+    assert_eq!(
+        output["receipt"],
+        serde_json::json!({"status": "recorded", "receiptId": receipt}),
+        "{output}"
     );
     let outbox = stack.item("OutboxTable", "eventId", event.as_str()).await;
     assert_eq!(
@@ -246,16 +254,7 @@ async fn an_invalid_invoice_ends_its_execution_in_success_with_its_business_stat
     // failure (Step Functions counts no ExecutionsFailed; nothing to redrive)
     let run_id = s(run, "runId");
     assert_eq!(stack.wait_for_execution(&run_id).await, "SUCCEEDED");
-    let output = stack
-        .sfn
-        .describe_execution()
-        .execution_arn(stack.execution_arn(&run_id))
-        .send()
-        .await
-        .expect("describe the execution")
-        .output()
-        .map(|o| serde_json::from_str::<Value>(o).unwrap())
-        .unwrap_or_default();
+    let output = stack.execution_output(&run_id).await;
     assert_eq!(output["status"], "invalid", "{output}");
     assert_eq!(output["error"], "Business.DocumentInvalid", "{output}");
     let actions: Vec<String> = stack

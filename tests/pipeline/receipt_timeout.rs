@@ -14,9 +14,10 @@ use serde_json::{json, Value};
 
 use crate::saga::processed;
 
-/// The deployed pipeline's states from the receipt wait on, as deployed.
+/// The deployed pipeline's states from the Task that routes and waits for the receipt on, as
+/// deployed.
 const TAIL: [&str; 5] = [
-    "AwaitReceipt",
+    "Route",
     "Compensate",
     "CompensationEnded?",
     "Compensated",
@@ -32,9 +33,9 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
     let tenant = tenant();
     let (document, run, status) = processed(&stack, &tenant, "late.pdf", "INV-2026-0707").await;
     assert_eq!(status, "SUCCEEDED");
-    // and the deployed definition's receipt wait and what follows it, unchanged but for the
-    // function the wait invokes: one that answers at once and never sends the token back, as
-    // a consumer whose answer never comes (the deadline: 5 s)
+    // and the deployed definition's Task that routes and waits for the receipt, and what
+    // follows it, unchanged but for the function it invokes: one that answers at once and
+    // never sends the token back, as a consumer whose answer never comes (the deadline: 5 s)
     let config = util::aws().await;
     let deployed = stack.definition(stack.out("StateMachineArn")).await;
     let asl: Value = serde_json::from_str(&deployed).unwrap();
@@ -43,9 +44,9 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
         .map(|name| (name.to_string(), asl["States"][name].clone()))
         .collect();
     let silent = Function::deploy(&config, 10, &[]).await;
-    states["AwaitReceipt"]["Parameters"] =
+    states["Route"]["Parameters"] =
         json!({"FunctionName": silent.arn, "Payload": {"echo": "no answer"}});
-    let definition = json!({"StartAt": "AwaitReceipt", "States": states});
+    let definition = json!({"StartAt": "Route", "States": states});
     let (_machine, machine) = resource::state_machine(&config, "receipt", &definition).await;
     let first = stack
         .sfn
@@ -57,7 +58,7 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
     let first: Value = serde_json::from_str(first.input().unwrap()).unwrap();
 
     // when the run waits there for its receipt
-    let input = json!({"run": first["run"], "route": {"receiptSeconds": 5}});
+    let input = json!({"run": first["run"], "validation": {"receiptSeconds": 5}});
     let execution = stack
         .sfn
         .start_execution()
@@ -96,12 +97,7 @@ async fn a_receipt_that_never_comes_is_compensated_and_the_execution_fails_timed
         .collect();
     assert_eq!(
         entered,
-        [
-            "AwaitReceipt",
-            "Compensate",
-            "CompensationEnded?",
-            "Compensated"
-        ],
+        ["Route", "Compensate", "CompensationEnded?", "Compensated"],
         "{events:?}"
     );
     assert_eq!(*ended.status(), ExecutionStatus::Failed);

@@ -85,7 +85,6 @@ async fn a_second_document_with_the_same_invoice_is_refused_and_compensated_once
     assert!(
         states.ends_with(&[
             "Route".into(),
-            "AwaitReceipt".into(),
             "Compensate".into(),
             "CompensationEnded?".into(),
             "Compensated".into()

@@ -5,9 +5,10 @@
 //! (`docket_core::steps::recover`). See `docket_core::steps::route`. `action: sweep` (a schedule) relays
 //! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`)
 //! and redelivers those still unanswered (`docket_core::steps::saga::unanswered`).
-//! `action: await_receipt` (a Task with a token) waits for the consumer's answer to the run's
-//! accepted event, and `action: receipt` (a rule on the bus) is that answer
-//! (`docket_core::steps::saga::receipt`).
+//! `action: route` runs in a Task with a token: once routed, the same invocation keeps the
+//! token for the consumer's answer to the run's accepted event (`docket_core::steps::saga::
+//! await_receipt`), and `action: receipt` (a rule on the bus) is that answer, which ends the
+//! wait (`docket_core::steps::saga::receipt`).
 
 use docket_core::ids::RunId;
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};
@@ -32,13 +33,14 @@ use crate::{answer, run_context, run_step, span, traced, Failure};
 /// What route runs on: the shared adapters and its saga's.
 pub type Deps = crate::Deps<crate::deps::Route>;
 
-/// What the state machine (`Route`, `RouteReviewed`, `RecordRejected`, `AwaitReceipt`), the
-/// rules, the schedule and `docket ops redrive` send.
+/// What the state machine (`Route`, `RouteReviewed`, `RecordRejected`), the rules, the schedule
+/// and `docket ops redrive` send.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Request {
-    /// Route an approved run.
+    /// Route an approved run, then wait for the consumer's answer to its accepted event (the
+    /// Task waits with a token).
     Route {
         /// The run.
         run: RunInput,
@@ -47,6 +49,9 @@ pub enum Request {
         /// The reviewer's approval (the review Task's output), for a reviewed run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         review: Option<Reviewed>,
+        /// The waiting Task's token (`$$.Task.Token`; serialized by the fixture tests only).
+        #[cfg_attr(test, serde(serialize_with = "crate::fixtures::expose_token"))]
+        token: TaskToken,
     },
     /// A pipeline execution ended FAILED, TIMED_OUT or ABORTED: Step Functions' "Execution
     /// Status Change" event's `detail`, as the rule delivers it.
@@ -64,15 +69,6 @@ pub enum Request {
     Reject {
         /// The run.
         run: RunInput,
-    },
-    /// Wait for the consumer's answer to the run's accepted event (`AwaitReceipt`, a Task with
-    /// a token).
-    AwaitReceipt {
-        /// The run.
-        run: RunInput,
-        /// The waiting Task's token (`$$.Task.Token`; serialized by the fixture tests only).
-        #[cfg_attr(test, serde(serialize_with = "crate::fixtures::expose_token"))]
-        token: TaskToken,
     },
     /// The consumer's answer, as the bus's rule delivers it: the event's `detail-type` and
     /// `detail`.
@@ -144,9 +140,10 @@ pub async fn handle(
             run,
             report,
             review,
+            token,
         } => {
             let ctx = &*run_context(ports, ctx, "route", &run).await?;
-            run_step("route", Step::Route, &run, async {
+            let mut routed = run_step("route", Step::Route, &run, async {
                 let routed = route::run(ports, ctx, &run, &report, review.as_ref()).await?;
                 tracing::info!(status = %routed.status, "routed");
                 if routed.status == RunStatus::Completed.as_str() {
@@ -155,7 +152,17 @@ pub async fn handle(
                 }
                 Ok(routed)
             })
-            .await
+            .await?;
+            // The Task's output is the consumer's answer (or `stale`); this invocation's answer
+            // says how it left the wait, for its log and the fixture tests.
+            let work = saga::await_receipt(ports, &run.run_id, &token);
+            let waited = run_step("route.await_receipt", Step::Receipt, &run, async {
+                let waited = work.await?;
+                tracing::info!(wait = waited.name(), "awaiting the receipt");
+                Ok(waited.name())
+            });
+            routed["wait"] = waited.await?;
+            Ok(routed)
         }
         Request::ExecutionEnded { detail } => execution_ended(ports, ctx, &detail).await,
         Request::Reopen { run_id } => {
@@ -176,15 +183,6 @@ pub async fn handle(
             let work = route::reject(ports, ctx, &run);
             run_step("route.reject", Step::Reject, &run, work).await?;
             Ok(json!({"status": "rejected"}))
-        }
-        Request::AwaitReceipt { run, token } => {
-            let work = saga::await_receipt(ports, &run.run_id, &token);
-            let waited = run_step("route.await_receipt", Step::Receipt, &run, async {
-                let waited = work.await?;
-                tracing::info!(wait = waited.name(), "awaiting the receipt");
-                Ok(waited.name())
-            });
-            waited.await
         }
         Request::Receipt {
             detail_type,

@@ -39,8 +39,7 @@ async fn the_scheduled_sweep_redelivers_an_event_whose_answer_never_came_within_
     // given a routed run waiting for the consumer's answer, which was lost
     let w = world();
     let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
-    w.route("Route", &mut state).await;
-    assert_eq!(w.route("AwaitReceipt", &mut state).await, "waiting");
+    assert_eq!(w.route("Route", &mut state).await["wait"], "waiting");
     let accepted = docket_core::saga::EventKind::Accepted;
     let event = w.ports.events.published(accepted)[0].0.to_string();
 
@@ -78,11 +77,10 @@ async fn the_scheduled_sweep_redelivers_an_event_whose_answer_never_came_within_
 async fn a_routed_run_waits_for_the_consumers_receipt_which_ends_the_wait() {
     let w = world();
     let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
-    w.route("Route", &mut state).await;
-    assert_eq!(state["route"]["receiptSeconds"], 900, "{state}");
+    assert_eq!(state["validation"]["receiptSeconds"], 900, "{state}");
 
-    let waited = w.route("AwaitReceipt", &mut state).await;
-    assert_eq!(waited, "waiting");
+    let routed = w.route("Route", &mut state).await;
+    assert_eq!(routed["wait"], "waiting", "{routed}");
     assert!(w.ports.callback.calls.lock().unwrap().is_empty());
 
     let answer = w.consumer_answers(&state).await;
@@ -93,7 +91,9 @@ async fn a_routed_run_waits_for_the_consumers_receipt_which_ends_the_wait() {
     );
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].0, TOKEN);
-    assert_eq!(calls[0].1.as_ref().unwrap()["status"], "recorded");
+    keep("Route", calls[0].1.clone().unwrap(), &mut state);
+    assert_eq!(state["receipt"]["status"], "recorded", "{state}");
+    assert!(state["receipt"]["receiptId"].is_string(), "{state}");
 }
 
 #[tokio::test]
@@ -102,17 +102,18 @@ async fn a_refused_run_is_compensated_by_the_task_its_catch_names() {
     let mut first = w.validated("inbox/acme/first.png", 0.99).await;
     w.route("Route", &mut first).await;
     w.consumer_answers(&first).await;
+    w.ports.callback.calls.lock().unwrap().clear(); // the first's wait ended with its receipt
     let mut state = w.validated("inbox/acme/copy.png", 0.99).await;
     w.route("Route", &mut state).await;
-    w.route("AwaitReceipt", &mut state).await;
 
     w.consumer_answers(&state).await;
     let calls = w.ports.callback.calls.lock().unwrap().clone();
     let refusal = calls[0].1.clone().unwrap_err();
     assert_eq!(refusal, "Business.DuplicateInvoice");
-    let catch = &task("AwaitReceipt")["Catch"][0];
+    let catch = &task("Route")["Catch"][0];
     assert_eq!(catch["ErrorEquals"][0], refusal.as_str());
     assert_eq!(catch["Next"], "Compensate");
+    assert_eq!(task("RouteReviewed")["Catch"], task("Route")["Catch"]);
     state["error"] = json!({"Error": refusal, "Cause": "the consumer refused the event"});
 
     let request = parse(payload("Compensate", &state)).unwrap();
@@ -129,11 +130,10 @@ async fn a_receipt_that_never_came_is_compensated_when_the_wait_times_out() {
     // given a routed run whose consumer never answered
     let w = world();
     let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
-    w.route("Route", &mut state).await;
-    assert_eq!(w.route("AwaitReceipt", &mut state).await, "waiting");
+    assert_eq!(w.route("Route", &mut state).await["wait"], "waiting");
 
     // when the Task's deadline passes: the Catch that names States.Timeout runs Compensate
-    let catches = task("AwaitReceipt")["Catch"].as_array().unwrap().clone();
+    let catches = task("Route")["Catch"].as_array().unwrap().clone();
     let timeout = catches.iter().find(|c| {
         let errors = c["ErrorEquals"].as_array().unwrap();
         errors.contains(&json!("States.Timeout"))
