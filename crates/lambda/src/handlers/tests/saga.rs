@@ -196,3 +196,54 @@ impl World {
             .unwrap()
     }
 }
+
+#[tokio::test]
+async fn a_route_that_failed_before_promoting_is_compensated_with_nothing_to_undo() {
+    use docket_core::model::run::ObjectRef;
+    use docket_core::ports::BlobStore;
+    // given a validated run whose report route cannot read: it fails before promoting anything
+    let w = world();
+    let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
+    let report: ObjectRef = parse(state["validation"]["report"].clone()).unwrap();
+    let garbled = b"not a report".to_vec();
+    w.ports
+        .blobs
+        .put(&report, garbled, "application/json")
+        .await
+        .unwrap();
+    let request = parse(payload("Route", &state)).unwrap();
+    let Failure(failed) = route::handle(&w.ports, &w.ctx, request).await.unwrap_err();
+
+    // when the route Task's Catch of any error runs Compensate
+    let catches = task("Route")["Catch"].as_array().unwrap().clone();
+    let any = catches.iter().find(|c| c["ErrorEquals"][0] == "States.ALL");
+    assert_eq!(any.expect("a Catch of States.ALL")["Next"], "Compensate");
+    state["error"] = json!({"Error": failed.name(), "Cause": "the report is unreadable"});
+    let request = parse(payload("Compensate", &state)).unwrap();
+    let answer = compensate::handle(&w.ports, &w.ctx, request).await.unwrap();
+    keep("Compensate", answer, &mut state);
+
+    // then nothing was undone and nothing went out; the execution fails with the route's error
+    assert_eq!(state["compensation"]["end"], "not-required", "{state}");
+    assert_eq!(fail_error("Compensated", &state), failed.name());
+    let accepted = docket_core::saga::EventKind::Accepted;
+    let retracted = docket_core::saga::EventKind::Retracted;
+    assert!(w.ports.events.published(accepted).is_empty());
+    assert!(w.ports.events.published(retracted).is_empty());
+    let run: docket_core::model::run::RunInput = parse(state["run"].clone()).unwrap();
+    let stored = w.ports.store.run(&run.run_id).await.unwrap().unwrap();
+    assert_eq!(
+        stored.status.as_str(),
+        "started",
+        "never completed: nothing to compensate"
+    );
+
+    // and the execution's end (Step Functions' status change) records the run failed with it
+    let ended = json!({"action": "execution_ended", "detail": {
+        "name": run.run_id.as_str(), "status": "FAILED", "error": failed.name()}});
+    let recorded = route::handle(&w.ports, &w.ctx, parse(ended).unwrap()).await;
+    assert_eq!(recorded.unwrap()["recorded"], true);
+    let stored = w.ports.store.run(&run.run_id).await.unwrap().unwrap();
+    assert_eq!(stored.status.as_str(), "failed");
+    assert_eq!(stored.error.as_deref(), Some(failed.name()));
+}
