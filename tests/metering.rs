@@ -86,6 +86,29 @@ pub const DYNAMODB_WRITES: &[&str] = &[
     "BatchWriteItem",
 ];
 
+/// DynamoDB write units since `mark` by table (each item's units to the table the wire log names
+/// for it, a refused conditional write's as billed), most first.
+pub async fn dynamodb_write_units_by_table(mark: &Mark) -> Vec<(String, f64)> {
+    let mut by_table = std::collections::BTreeMap::<String, f64>::new();
+    let billed = |r: &Value| served(r) || r["error"] == BILLED_REFUSAL;
+    for request in requests_after(mark).await.iter().filter(|r| billed(r)) {
+        let (units, _) = dynamodb_units(request);
+        let tables = request["tables"].as_array().cloned().unwrap_or_default();
+        if units == 0.0 || tables.is_empty() {
+            continue;
+        }
+        let each = units / tables.len() as f64;
+        for table in tables {
+            *by_table
+                .entry(table.as_str().unwrap_or("?").into())
+                .or_default() += each;
+        }
+    }
+    let mut units: Vec<_> = by_table.into_iter().collect();
+    units.sort_by(|a, b| b.1.total_cmp(&a.1));
+    units
+}
+
 /// Requests of `service` with one of `operations` served (2xx) since `mark`.
 pub async fn requests_since(mark: &Mark, service: &str, operations: &[&str]) -> usize {
     served_since(mark)

@@ -10,7 +10,9 @@ of its ``Detail``, so a test counts the publications and answers of one event; a
 its ``ClientRequestToken``, the run's OCR operation id; a DynamoDB single-item read or write by
 its ``TableName``). A DynamoDB request also has ``items``:
 how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
-length for a transaction or batch), which the cost model turns into capacity units. A request
+length for a transaction or batch), which the cost model turns into capacity units, and
+``tables``: the table of each of those items, in order (table names are no secret), so that a
+bench can say which table the units go to. A request
 answered with a service error has its code as ``error`` (a refused conditional write,
 ``ConditionalCheckFailedException``, is billed all the same).
 ``GET /_docket/requests?service=&operation=&subject=`` answers
@@ -94,6 +96,24 @@ def dynamodb_items(operation: str, params: Mapping[str, Any] | None) -> int:
     return 1
 
 
+def dynamodb_tables(operation: str, params: Mapping[str, Any] | None) -> list[str]:
+    """The table of each item a DynamoDB request names, in the order ``dynamodb_items`` counts
+    them ("?" where a request does not say)."""
+    params = params or {}
+    if operation in ("TransactWriteItems", "TransactGetItems"):
+        tables: list[str] = []
+        for item in params.get("TransactItems") or []:
+            inner: Mapping[str, Any] = next(iter(item.values()), {}) if item else {}
+            tables.append((inner or {}).get("TableName") or "?")
+        return tables
+    if operation == "BatchWriteItem":
+        return [t for t, v in (params.get("RequestItems") or {}).items() for _ in v]
+    if operation == "BatchGetItem":
+        requested = (params.get("RequestItems") or {}).items()
+        return [t for t, v in requested for _ in (v.get("Keys") or [])]
+    return [params.get("TableName") or "?"]
+
+
 class WireLog:
     """The newest requests served, shared by the handler and the HTTP resource."""
 
@@ -119,6 +139,7 @@ class WireLog:
             entry["error"] = error
         if service == "dynamodb":
             entry["items"] = dynamodb_items(operation, params)
+            entry["tables"] = dynamodb_tables(operation, params)
         with self._lock:
             self._entries.append(entry)
 

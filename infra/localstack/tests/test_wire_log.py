@@ -3,7 +3,7 @@
 import hashlib
 import unittest
 
-from docket_localstack.wire_log import WireLog, dynamodb_items, subject_of
+from docket_localstack.wire_log import WireLog, dynamodb_items, dynamodb_tables, subject_of
 
 
 class Subjects(unittest.TestCase):
@@ -53,12 +53,28 @@ class Items(unittest.TestCase):
         for operation in ("PutItem", "UpdateItem", "GetItem", "Query"):
             self.assertEqual(dynamodb_items(operation, {"TableName": "t"}), 1)
 
+    def test_a_dynamodb_request_names_the_table_of_each_item_it_counts(self):
+        two = [{"Put": {"TableName": "runs"}}, {"Update": {"TableName": "audit"}}]
+        for operation in ("TransactWriteItems", "TransactGetItems"):
+            params = {"TransactItems": two}
+            tables = dynamodb_tables(operation, params)
+            self.assertEqual(tables, ["runs", "audit"])
+            self.assertEqual(len(tables), dynamodb_items(operation, params))
+        batch: dict = {"RequestItems": {"a": [{}, {}], "b": [{}]}}
+        self.assertEqual(dynamodb_tables("BatchWriteItem", batch), ["a", "a", "b"])
+        keys: dict = {"RequestItems": {"a": {"Keys": [{}, {}]}}}
+        self.assertEqual(dynamodb_tables("BatchGetItem", keys), ["a", "a"])
+        self.assertEqual(dynamodb_tables("UpdateItem", {"TableName": "t"}), ["t"])
+        self.assertEqual(dynamodb_tables("TransactWriteItems", {"TransactItems": [{}]}), ["?"])
+
     def test_only_dynamodb_entries_carry_items(self):
         log = WireLog()
         log.record("dynamodb", "TransactWriteItems", {"TransactItems": [{}, {}, {}]}, 200)
         log.record("s3", "PutObject", {"Key": "a"}, 200)
         self.assertEqual(log.find(service="dynamodb")[0]["items"], 3)
+        self.assertEqual(log.find(service="dynamodb")[0]["tables"], ["?", "?", "?"])
         self.assertNotIn("items", log.find(service="s3")[0])
+        self.assertNotIn("tables", log.find(service="s3")[0])
 
 
 class Finding(unittest.TestCase):
