@@ -16,6 +16,13 @@ pub struct Mark {
     since_ms: i64,
 }
 
+impl Mark {
+    /// When the stretch began (unix ms).
+    pub fn since_ms(&self) -> i64 {
+        self.since_ms
+    }
+}
+
 /// Marks the start of a stretch.
 pub async fn mark() -> Mark {
     Mark {

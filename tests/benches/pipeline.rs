@@ -64,6 +64,19 @@ async fn notified_invocations(stack: &Stack) -> usize {
     invokes.iter().filter(|r| r["status"] == 200).count()
 }
 
+/// route's invocations by the bus's receipt rule that settled `run_id`'s consumer answers since
+/// `since_ms`, from route's log (one "the consumer answered" line an invocation).
+async fn receipt_invocations(stack: &Stack, run_id: &str, since_ms: i64) -> usize {
+    let group = format!("/aws/lambda/{}", stack.out("RouteFunctionName"));
+    let lines = stack.log_messages(&group, Some(since_ms)).await;
+    lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "the consumer answered")
+        .filter(|line| line["span"]["runId"] == run_id)
+        .count()
+}
+
 async fn one_document(stack: &Stack, log: &str) {
     let tenant = tenant();
     let notified_before = notified_invocations(stack).await;
@@ -89,6 +102,7 @@ async fn one_document(stack: &Stack, log: &str) {
     let states = entered(&history);
     let polls = states.iter().filter(|(n, _)| n == "PollOcr").count();
     let notified = notified_invocations(stack).await - notified_before;
+    let receipts = receipt_invocations(stack, &run_id, mark.since_ms()).await;
     let invocations = history
         .iter()
         .filter(|e| {
@@ -97,7 +111,8 @@ async fn one_document(stack: &Stack, log: &str) {
         })
         .count()
         + 1 // ingest, invoked by EventBridge
-        + notified; // ocr-notified, invoked by SNS
+        + notified // ocr-notified, invoked by SNS
+        + receipts; // route, invoked by the receipt rule with the consumer's answer
     let requests = requests_since(log, offset);
     let count = |ops: &[&str]| {
         requests
@@ -125,8 +140,8 @@ async fn one_document(stack: &Stack, log: &str) {
     );
     println!(
         "bench:   lambda invocations: {invocations} (ingest + {} task invocations + \
-         {notified} ocr-notified)",
-        invocations - 1 - notified
+         {notified} ocr-notified + {receipts} receipt; the reference consumer's not counted)",
+        invocations - 1 - notified - receipts
     );
     println!("bench:   dynamodb write requests: {dynamodb_writes}");
     println!("bench:   s3 puts by the pipeline: {s3_puts}");
