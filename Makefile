@@ -28,7 +28,7 @@ ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help target-dir setup localstack-up localstack-down localstack-logs localstack-status \
-        lint fmt test test-unit test-local bench-local bench-scale \
+        lint fmt test test-unit test-local bench-local bench-scale eval eval-ocr \
         build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
@@ -124,6 +124,12 @@ bench: setup ## pipeline benchmark: per-document transitions/invocations/writes,
 
 bench-scale: setup ## 1,000 one-page documents dropped at once under lowered Textract quotas: failed, quota errors, completion against the quota-bound ideal, p50/p95, per-document use (BENCH_SCALE_DOCS=, see tests/benches/scale.rs)
 	scripts/bench.sh scale
+
+eval: ## extraction measured on the labelled invoices (tests/fixtures/invoices): per-field accuracy, auto-approve rate, silent errors (EVAL_ARGS=--each: per invoice)
+	cargo run -p docket-eval --quiet --locked -- $(EVAL_ARGS)
+
+eval-ocr: setup ## the labelled invoices' OCR from the local Textract, for those without one (starts and stops LocalStack)
+	scripts/eval-ocr.sh $(EVAL_OCR_ARGS)
 
 bench-local: setup ## local AWS benchmarks: Lambda cold/warm invoke, LocalStack start time, release Lambdas' zip size, init and peak RSS
 	scripts/bench-local.sh
