@@ -431,3 +431,97 @@ fn odd_text_never_panics() {
     assert_eq!(value(&x, FieldName::InvoiceNumber), None);
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("99/99/9999"));
 }
+
+#[test]
+fn dutch_french_spanish_and_italian_labels_and_months_are_read() {
+    let nl = run(&[
+        "Van Dijk Installatietechniek B.V.",
+        "FACTUUR",
+        "Factuurnummer: 2026-0317",
+        "Factuurdatum: 14 maart 2026",
+        "Vervaldatum: 13 april 2026",
+        "Subtotaal € 1.000,00",
+        "Te betalen € 1.210,00",
+    ]);
+    let fr = run(&[
+        "Boulangerie Lefèvre SARL",
+        "N° de facture : F-2026-88",
+        "Date de facture : 3 février 2026",
+        "Montant HT 100,00 €",
+        "Net à payer 120,00 €",
+    ]);
+    let es = run(&[
+        "Suministros Ibéricos S.A.",
+        "Número de factura: A-1207",
+        "Fecha de factura: 5 de mayo de 2026",
+        "Base imponible 200,00 €",
+        "Total a pagar 242,00 €",
+    ]);
+    let it = run(&[
+        "Ferramenta Rossi S.r.l.",
+        "Numero fattura: 118/2026",
+        "Data fattura: 9 giugno 2026",
+        "Totale imponibile 500,00 €",
+        "Totale documento 610,00 €",
+    ]);
+    let got = |x: &Extraction| {
+        FieldName::ALL.map(|f| value(x, f).map(str::to_string).unwrap_or_default())
+    };
+    assert_eq!(
+        got(&nl),
+        [
+            "Van Dijk Installatietechniek B.V.",
+            "2026-0317",
+            "2026-03-14",
+            "1210.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&fr),
+        [
+            "Boulangerie Lefèvre SARL",
+            "F-2026-88",
+            "2026-02-03",
+            "120.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&es),
+        [
+            "Suministros Ibéricos S.A.",
+            "A-1207",
+            "2026-05-05",
+            "242.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&it),
+        [
+            "Ferramenta Rossi S.r.l.",
+            "118/2026",
+            "2026-06-09",
+            "610.00",
+            "EUR"
+        ]
+    );
+}
+
+#[test]
+fn addressee_lines_are_not_taken_for_the_issuer() {
+    for first in [
+        "ATTN: Globex Limited",
+        "Factuuradres",
+        "Delivery Address:",
+        "Herrn",
+    ] {
+        let x = run(&[first, "Globex Corporation", "Initech", "Invoice No: 7"]);
+        assert_eq!(
+            value(&x, FieldName::Issuer),
+            Some("Initech"),
+            "after {first}"
+        );
+    }
+}
