@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::line::{Ctx, Found};
-use super::Extractor;
-use crate::model::fields::Field;
+use super::{Extractor, AMOUNT_IN_ROW};
+use crate::model::fields::{parse_amount_cents, Field};
 
 /// A printed number in a line.
 struct AmountMatch {
@@ -87,6 +87,31 @@ pub(super) fn normalize_amount(raw: &str) -> Option<String> {
     Some(format!("{sign}{int}.{frac}"))
 }
 
+/// Whether the amount sits inside parentheses (`(incl. 19.00 VAT)`): an aside, not the value.
+fn parenthesized(text: &str, m: &AmountMatch) -> bool {
+    let open = text[..m.start].rfind('(');
+    let close = text[..m.start].rfind(')');
+    open.is_some_and(|o| close.is_none_or(|c| c < o)) && text[m.end..].contains(')')
+}
+
+/// Whether the money amounts of a row name one value: all the same, or the last the sum of two
+/// before it (net and tax, then gross).
+fn adds_up(money: &[&AmountMatch]) -> bool {
+    let cents: Vec<Option<i128>> = money
+        .iter()
+        .map(|m| m.normalized.as_deref().and_then(parse_amount_cents))
+        .collect();
+    let Some(Some(last)) = cents.last().copied() else {
+        return false;
+    };
+    let before: Vec<i128> = cents[..cents.len() - 1].iter().flatten().copied().collect();
+    before.iter().all(|c| *c == last)
+        || before
+            .iter()
+            .enumerate()
+            .any(|(i, a)| before[i + 1..].iter().any(|b| a + b == last))
+}
+
 impl Extractor<'_> {
     /// The total and the line it was found on (for the currency).
     pub(super) fn total<'p>(&self, pages: &'p [Vec<Ctx<'p>>]) -> Option<(Field, &'p Ctx<'p>)> {
@@ -101,17 +126,27 @@ impl Extractor<'_> {
             normalized: m.normalized.is_some(),
         };
         let same = |ctx: &Ctx, from: usize| {
+            let text = &ctx.repaired;
             let amounts: Vec<AmountMatch> = self
-                .amounts(&ctx.repaired)
+                .amounts(text)
                 .into_iter()
-                .filter(|m| m.start >= from)
+                .filter(|m| m.start >= from && !parenthesized(text, m))
                 .collect();
+            let money: Vec<&AmountMatch> = amounts.iter().filter(|m| m.likely).collect();
+            if let Some(last) = money.last() {
+                // A row of amounts (`Total 278.61 40.39 319.00`: net, tax, gross): the last
+                // one, confidently when it adds up, else a person should look.
+                let mut f = found(last, text);
+                if !adds_up(&money) {
+                    f.quality *= AMOUNT_IN_ROW;
+                }
+                return Some(f);
+            }
             let best = amounts
                 .iter()
-                .find(|m| m.likely)
-                .or_else(|| amounts.iter().find(|m| m.normalized.is_some()))
+                .find(|m| m.normalized.is_some())
                 .or_else(|| amounts.first())?;
-            Some(found(best, &ctx.repaired))
+            Some(found(best, text))
         };
         let next = |ctx: &Ctx| {
             // Only a line that holds nothing but the amount and a currency.

@@ -7,7 +7,7 @@ use regex::{Captures, Regex};
 use time::{Date, Month};
 
 use super::line::{Ctx, Found};
-use super::{Extractor, AMBIGUOUS_DATE, DATE_UNLABELLED, TWO_DIGIT_YEAR};
+use super::{Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, TWO_DIGIT_YEAR};
 use crate::config::DateOrder;
 use crate::model::fields::Field;
 
@@ -43,7 +43,8 @@ fn date_regexes() -> &'static [Regex; 4] {
                 // `14 March 2026`, `1er mars 2026`, `5 de mayo de 2026`.
                 r"\b([0-9]{1,2})(?:st|nd|rd|th|er)?\.?[\s/-]*(?:de\s+)?(\p{L}{3,})\.?,?[\s/-]*(?:de\s+)?([0-9]{4})\b",
             ),
-            Regex::new(r"\b(\p{L}{3,})\.?[\s-]*([0-9]{1,2})(?:st|nd|rd|th)?,?[\s-]*([0-9]{4})\b"),
+            // `March 14, 2026`, `August 3 , 2014`.
+            Regex::new(r"\b(\p{L}{3,})\.?[\s-]*([0-9]{1,2})(?:st|nd|rd|th)?\s*,?[\s-]*([0-9]{4})\b"),
         ]
         .map(|r| r.expect("static regex"))
     })
@@ -92,7 +93,13 @@ impl Extractor<'_> {
             .into_iter()
             .min_by_key(|(c, _)| (!c.normalized, c.priority, c.order))
         {
-            return Some(c.field);
+            let mut field = c.field;
+            // A generic label (`Date`) with another date on page 1 that no exclusion explains:
+            // which one is the invoice's is a guess.
+            if self.date.is_generic(c.priority) && self.other_date(pages, &field.value) {
+                field.confidence *= DATE_CONTESTED;
+            }
+            return Some(field);
         }
 
         // No labelled date: the first valid date on page 1 that no exclusion (`Due`) touches.
@@ -106,6 +113,16 @@ impl Extractor<'_> {
             }
         }
         None
+    }
+
+    /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches.
+    fn other_date(&self, pages: &[Vec<Ctx>], value: &str) -> bool {
+        pages.first().into_iter().flatten().any(|ctx| {
+            self.dates(&ctx.repaired).iter().any(|m| {
+                m.date.is_some_and(|d| iso_date(d) != value)
+                    && !self.date.excluded(ctx.text(), 0, m.end)
+            })
+        })
     }
 
     /// Dates in `text`, left to right, without overlaps. A date-like match that is not a real

@@ -1,13 +1,10 @@
-//! The issuer: behind an explicit label (`From:`, `Seller:`) at the start of a line, or else the
-//! letterhead, the first organisation-shaped line of page 1 that is not the recipient.
+//! The issuer: behind an explicit label (`From:`, `Seller:`) at the start of a line, or else from
+//! the evidence on the first page (`letterhead.rs`); what an organisation name looks like.
 
 use super::labels::first_preferred;
 use super::line::{Ctx, Found};
-use super::{Extractor, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
+use super::Extractor;
 use crate::model::fields::Field;
-
-/// How many lines of page 1 are searched for a letterhead issuer.
-const LETTERHEAD_LINES: usize = 12;
 
 /// Lower-case words of a text with only letters and digits kept (`Co.,` → `co`).
 pub(super) fn norm_words(text: &str) -> Vec<String> {
@@ -25,7 +22,7 @@ pub(super) fn norm_words(text: &str) -> Vec<String> {
 /// Organisation names are written in title or upper case and are not sentences: every word
 /// starts with a capital or contains one (`eBay`), except short connectors (`Smith & Sons`,
 /// `Bank of Ireland`, `Müller und Söhne`); no `!` or `?`; at most eight words.
-fn org_shaped(text: &str) -> bool {
+pub(super) fn org_shaped(text: &str) -> bool {
     const CONNECTORS: &[&str] = &[
         "and", "of", "the", "for", "und", "der", "die", "des", "de", "du", "la", "le", "et", "van",
         "von", "den", "y", "e",
@@ -49,6 +46,10 @@ impl Extractor<'_> {
     pub(super) fn issuer(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
         let same = |ctx: &Ctx, from: usize| {
             let text = ctx.text();
+            // `Seller: Acme`, not `Lieferant GmbH`: a name may start with a label's word.
+            if !text[..from].trim_end().ends_with(':') {
+                return None;
+            }
             let rest = &text[from..];
             // `From: Acme Ltd, 12 High Street`: stop before the address.
             let cut = rest
@@ -69,28 +70,7 @@ impl Extractor<'_> {
             return Some(field);
         }
 
-        // The letterhead: the first line of page 1 that looks like an organisation.
-        let first = pages.first()?;
-        let mut after_recipient = false;
-        for ctx in first.iter().take(LETTERHEAD_LINES) {
-            if self.is_recipient_label(ctx) {
-                after_recipient = true;
-                continue;
-            }
-            if std::mem::take(&mut after_recipient) || !self.looks_like_org(ctx) {
-                continue;
-            }
-            let text = ctx.text();
-            let quality = if self.has_company_suffix(text) {
-                ISSUER_WITH_SUFFIX
-            } else {
-                ISSUER_GUESSED
-            };
-            let mut found = self.issuer_value(text, 0, text.len())?;
-            found.quality = quality;
-            return Some(ctx.field(&found));
-        }
-        None
+        self.issuer_from_evidence(pages)
     }
 
     fn issuer_value(&self, text: &str, start: usize, end: usize) -> Option<Found> {
@@ -111,7 +91,7 @@ impl Extractor<'_> {
     }
 
     /// `Bill To`, `Ship To:` and the like at the start of a line, followed by nothing or `:`.
-    fn is_recipient_label(&self, ctx: &Ctx) -> bool {
+    pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
         self.recipients.hits(text).iter().any(|h| {
             text[..h.start].trim().is_empty()
@@ -139,6 +119,11 @@ impl Extractor<'_> {
         {
             return false;
         }
+        self.label_free(text)
+    }
+
+    /// Whether no field's or recipient's label is in `text`.
+    pub(super) fn label_free(&self, text: &str) -> bool {
         let labelled = [
             &self.issuer,
             &self.number,
@@ -152,7 +137,7 @@ impl Extractor<'_> {
 
     /// Could be a company name, even behind an explicit label: letters, no contact details,
     /// no date, digits only next to a legal-form suffix (`3M Ltd`).
-    fn plausible_org(&self, text: &str) -> bool {
+    pub(super) fn plausible_org(&self, text: &str) -> bool {
         let lower = text.to_lowercase();
         letters(text) >= 2
             && !["@", "www.", "http", "://"]

@@ -2,6 +2,8 @@
 //! ([`Labels`]), and the search every labelled field shares ([`Extractor::labelled`]): a value
 //! after its label on the same line, or alone on the next line.
 
+use unicode_normalization::UnicodeNormalization;
+
 use super::line::{Ctx, Found};
 use super::{Extractor, NEXT_LINE};
 use crate::config::LabelSet;
@@ -62,6 +64,20 @@ impl Labels {
         hits
     }
 
+    /// Whether the label of `priority` is generic: one word that other labels of the set
+    /// contain (`Date` in `Invoice Date`).
+    pub(super) fn is_generic(&self, priority: usize) -> bool {
+        let Some(phrase) = self.labels.get(priority) else {
+            return false;
+        };
+        let [word] = phrase.words.as_slice() else {
+            return false;
+        };
+        self.labels
+            .iter()
+            .any(|other| other.words.len() > 1 && other.words.contains(word))
+    }
+
     /// Whether an exclusion phrase overlaps `start..end` of `text`.
     pub(super) fn excluded(&self, text: &str, start: usize, end: usize) -> bool {
         self.exclude
@@ -71,8 +87,9 @@ impl Labels {
     }
 }
 
-/// A phrase matched case-insensitively as whole words, with any run of spaces or punctuation
-/// between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`). Hand-written rather
+/// A phrase matched case- and accent-insensitively as whole words, with any run of spaces or
+/// punctuation between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`;
+/// `Fälligkeitsdatum` matches an OCR's `Falligkeitsdatum`, `Net à payer` a `NET A PAYER`). Hand-written rather
 /// than a regex per label: labels come from the config at run time, and compiling a hundred
 /// Unicode case-insensitive regexes for every document costs more than the whole extraction.
 struct Phrase {
@@ -85,7 +102,7 @@ impl Phrase {
         Phrase {
             words: phrase
                 .split_whitespace()
-                .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+                .map(|w| w.chars().flat_map(fold).collect())
                 .collect(),
         }
     }
@@ -129,7 +146,7 @@ impl Phrase {
             let mut end = pos;
             while j < word.len() {
                 let (offset, c) = chars.next()?;
-                for lower in c.to_lowercase() {
+                for lower in fold(c) {
                     if word.get(j) != Some(&lower) {
                         return None;
                     }
@@ -141,6 +158,12 @@ impl Phrase {
         }
         Some(pos)
     }
+}
+
+/// A character compared in a label: lower case, without its accents (`É` → `e`).
+fn fold(c: char) -> impl Iterator<Item = char> {
+    let base = std::iter::once(c).nfd().next().unwrap_or(c);
+    base.to_lowercase()
 }
 
 /// Skips the punctuation between a label and its value (`: `, `. `, `# `, `N° `).

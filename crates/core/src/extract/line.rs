@@ -4,7 +4,7 @@
 
 use super::OCR_REPAIRED;
 use crate::model::fields::Field;
-use crate::ocr::{Line, OcrDocument};
+use crate::ocr::{BoundingBox, Line, OcrDocument};
 
 /// A value found in one line: byte span in the line's text, normalized value, quality.
 pub(super) struct Found {
@@ -32,6 +32,11 @@ pub(super) struct Ctx<'a> {
 impl Ctx<'_> {
     pub(super) fn text(&self) -> &str {
         &self.line.text
+    }
+
+    /// Where the line is on its page.
+    pub(super) fn bbox(&self) -> BoundingBox {
+        self.line.bbox
     }
 
     /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1.

@@ -1,7 +1,9 @@
 //! Invoice field extraction from the normalized OCR: generic and label-driven, no per-issuer
 //! templates. A field's value follows one of its configured labels on the same line, or fills
-//! the next line on its own; a few fallbacks (issuer from the letterhead, currency from the
-//! total line) cover documents without explicit labels.
+//! the next line on its own; labels match without case or accents. Without a label: the issuer
+//! from the evidence on the first page (`letterhead.rs`: sender lines, legal forms, second
+//! mentions, domains; never the addressee block), the number after the document's title, the
+//! currency from the total line or the document.
 //!
 //! Every field carries a confidence: the lowest OCR confidence of the words its value came from,
 //! times a match-quality factor below 1 when the value was found by a heuristic, read from an
@@ -13,6 +15,7 @@ mod currency;
 mod dates;
 mod issuer;
 mod labels;
+mod letterhead;
 mod line;
 mod number;
 
@@ -49,6 +52,14 @@ const CURRENCY_CONFLICT: f64 = 0.5;
 const ISSUER_WITH_SUFFIX: f64 = 0.9;
 /// Issuer taken from the letterhead without a legal-form suffix.
 const ISSUER_GUESSED: f64 = 0.6;
+/// Issuer found without a label whose evidence does not clearly beat another name's.
+const ISSUER_CONTESTED: f64 = 0.6;
+/// Several amounts after the total's label that do not add up: the last one is taken.
+const AMOUNT_IN_ROW: f64 = 0.75;
+/// Invoice number after the document's title rather than a label (`Invoice 103767`).
+const TITLE_NUMBER: f64 = 0.9;
+/// Invoice date behind a generic label (`Date`) while page 1 shows another date.
+const DATE_CONTESTED: f64 = 0.7;
 /// Invoice date taken from an unlabelled date on page 1.
 const DATE_UNLABELLED: f64 = 0.6;
 

@@ -1,25 +1,36 @@
-//! The invoice number: the first token with a digit after its label.
+//! The invoice number: the first token with a digit after its label, or else after the
+//! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`).
 
+use super::issuer::norm_words;
 use super::labels::first_preferred;
 use super::line::{Ctx, Found};
-use super::Extractor;
+use super::{Extractor, TITLE_NUMBER};
 use crate::model::fields::Field;
+
+/// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
+const NUMBER_MARKERS: &[&str] = &[
+    "nr", "no", "n", "nº", "n°", "num", "number", "nummer", "numero",
+];
+/// How many words may stand between a title and a number marker (`Beitragsrechnung zur
+/// Kraftfahrtversicherung Nr. 00.123`).
+const TITLE_GAP: usize = 3;
+
+fn token(text: &str, from: usize) -> Option<Found> {
+    let rest = &text[from..];
+    let word = rest.split_whitespace().next()?;
+    let start = from + rest.find(word)?;
+    let word = word.trim_end_matches(['.', ',', ';', ':', ')']);
+    word.chars().any(|c| c.is_ascii_digit()).then(|| Found {
+        value: word.to_string(),
+        start,
+        end: start + word.len(),
+        quality: 1.0,
+        normalized: true,
+    })
+}
 
 impl Extractor<'_> {
     pub(super) fn invoice_number(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
-        fn token(text: &str, from: usize) -> Option<Found> {
-            let rest = &text[from..];
-            let word = rest.split_whitespace().next()?;
-            let start = from + rest.find(word)?;
-            let word = word.trim_end_matches(['.', ',', ';', ':', ')']);
-            word.chars().any(|c| c.is_ascii_digit()).then(|| Found {
-                value: word.to_string(),
-                start,
-                end: start + word.len(),
-                quality: 1.0,
-                normalized: true,
-            })
-        }
         let same = |ctx: &Ctx, from: usize| token(ctx.text(), from);
         let next = |ctx: &Ctx| {
             let text = ctx.text();
@@ -28,5 +39,61 @@ impl Extractor<'_> {
                 .flatten()
         };
         first_preferred(self.labelled(pages, &self.number, false, same, next))
+            .or_else(|| self.number_after_title(pages.first()?))
+    }
+
+    /// The first line of page 1 that starts with a document title followed by a number.
+    fn number_after_title(&self, page: &[Ctx]) -> Option<Field> {
+        page.iter().find_map(|ctx| {
+            let text = ctx.text();
+            let words: Vec<(usize, &str)> = text
+                .split_whitespace()
+                .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+                .collect();
+            let (_, first) = words.first()?;
+            if !self.is_title_word(first) {
+                return None;
+            }
+            // The number right after the title (an aside in parentheses skipped), or after a
+            // marker a few words on.
+            let mut rest = words[1..]
+                .iter()
+                .skip_while(|(_, w)| w.starts_with('(') && w.ends_with(')'));
+            let (at, _) = rest.next()?;
+            if let Some(found) = self.number_token(text, *at) {
+                return Some(ctx.field(&found));
+            }
+            let marker = words[1..].iter().take(TITLE_GAP + 1).position(|(_, w)| {
+                norm_words(w)
+                    .first()
+                    .is_some_and(|n| NUMBER_MARKERS.contains(&n.as_str()))
+                    || *w == "#"
+            })?;
+            let (at, _) = words.get(marker + 2)?;
+            Some(ctx.field(&self.number_token(text, *at)?))
+        })
+    }
+
+    /// A number-shaped token at byte `at` of `text`: with a digit, not a date.
+    fn number_token(&self, text: &str, at: usize) -> Option<Found> {
+        let mut found = token(text, at)?;
+        if self
+            .dates(text)
+            .iter()
+            .any(|d| d.start < found.end && d.end > found.start)
+        {
+            return None;
+        }
+        found.quality = TITLE_NUMBER;
+        Some(found)
+    }
+
+    /// A document title's word (`Invoice`, `Facture`), or a German compound of `Rechnung`.
+    pub(super) fn is_title_word(&self, word: &str) -> bool {
+        let words = norm_words(word);
+        let [norm] = words.as_slice() else {
+            return false;
+        };
+        norm.ends_with("rechnung") || self.titles.iter().any(|t| t.len() == 1 && &t[0] == norm)
     }
 }

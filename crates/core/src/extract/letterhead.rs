@@ -1,0 +1,331 @@
+//! The issuer from evidence, when no label names it: every organisation name on the first page
+//! (a line, or a segment of a sender line like `Acme GmbH | Europa-Allee 1 | 60486 Frankfurt`,
+//! or the words before a legal form inside a sentence), never one in the addressee block,
+//! grouped by name and scored by what vouches for it: a legal form, a sender line, a second
+//! mention (letterhead and footer), a web or e-mail domain of the document that spells it, its
+//! place in the letterhead or the footer. The best name wins; its confidence says whether the
+//! evidence clearly beats the runner-up.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::issuer::norm_words;
+use super::line::{Ctx, Found};
+use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
+use crate::model::fields::Field;
+
+/// Lines above this (page-relative) are the letterhead.
+const LETTERHEAD_BOTTOM: f64 = 0.3;
+/// Lines below this are the footer.
+const FOOTER_TOP: f64 = 0.8;
+/// At most this many words make a name before its legal form.
+const NAME_WORDS: usize = 6;
+/// Separators of a sender line's parts.
+const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " · ", " • ", " / "];
+/// Mail and web hosts that name no issuer.
+const GENERIC_DOMAINS: &[&str] = &[
+    "gmail",
+    "googlemail",
+    "yahoo",
+    "outlook",
+    "hotmail",
+    "live",
+    "gmx",
+    "web",
+    "icloud",
+    "mail",
+    "localhost",
+    "example",
+];
+/// How much more evidence the best name needs than the next for a confident answer.
+const CLEAR_MARGIN: u32 = 2;
+
+/// One mention of a name.
+struct Mention<'c, 'p> {
+    ctx: &'c Ctx<'p>,
+    found: Found,
+    suffix: bool,
+    sender: bool,
+}
+
+impl Extractor<'_> {
+    pub(super) fn issuer_from_evidence(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
+        let first = pages.first()?;
+        let addressee = self.addressee_lines(first);
+        let domains = domains(pages);
+        let mut names: BTreeMap<String, Vec<Mention>> = BTreeMap::new();
+        for ctx in first.iter().filter(|c| !addressee.contains(&c.order)) {
+            for mention in self.mentions(ctx) {
+                let key = self.name_key(&mention.found.value);
+                if !key.is_empty() {
+                    names.entry(key).or_default().push(mention);
+                }
+            }
+        }
+        let mut scored: Vec<(u32, usize, &String, &Vec<Mention>)> = names
+            .iter()
+            .map(|(key, mentions)| {
+                let score = evidence(key, mentions, &domains);
+                let order = mentions.iter().map(|m| m.ctx.order).min().unwrap_or(0);
+                (score, order, key, mentions)
+            })
+            .collect();
+        scored.sort_by_key(|(score, order, _, _)| (std::cmp::Reverse(*score), *order));
+        let (score, _, _, mentions) = scored.first()?;
+        let runner_up = scored.get(1).map_or(0, |s| s.0);
+        // The mention to report: one with the legal form, else the first.
+        let best = mentions
+            .iter()
+            .find(|m| m.suffix)
+            .or_else(|| mentions.first())?;
+        let mut found = Found {
+            value: best.found.value.clone(),
+            ..best.found
+        };
+        found.quality = if score - runner_up < CLEAR_MARGIN {
+            ISSUER_CONTESTED
+        } else if mentions.iter().any(|m| m.suffix) {
+            ISSUER_WITH_SUFFIX
+        } else {
+            ISSUER_GUESSED
+        };
+        Some(best.ctx.field(&found))
+    }
+
+    /// The names a line mentions: each separated part that is organisation-shaped or ends in a
+    /// legal form (cut there), and the name before a legal form inside a longer text.
+    fn mentions<'c, 'p>(&self, ctx: &'c Ctx<'p>) -> Vec<Mention<'c, 'p>> {
+        let text = ctx.text();
+        let parts = split_parts(text);
+        let sender = is_sender_line(text);
+        let top = ctx.bbox().top < LETTERHEAD_BOTTOM;
+        let mut out = vec![];
+        // A sender line names its sender first; the other parts are its address.
+        let parts = if sender { &parts[..1] } else { &parts[..] };
+        for &(start, end) in parts {
+            let part = &text[start..end];
+            if let Some((s, e)) = self.name_before_suffix(part) {
+                out.push(Mention {
+                    ctx,
+                    found: found(text, start + s, start + e),
+                    suffix: true,
+                    sender,
+                });
+            } else if sender && self.plausible_org(part) && self.label_free(part)
+                || top && self.looks_like_name(part)
+            {
+                out.push(Mention {
+                    ctx,
+                    found: found(text, start, end),
+                    suffix: false,
+                    sender,
+                });
+            }
+        }
+        out
+    }
+
+    /// The span of `Name Words <legal form>` in `part`: the legal form, and before it the
+    /// capitalised words of the name (title words and labels left out).
+    fn name_before_suffix(&self, part: &str) -> Option<(usize, usize)> {
+        let words: Vec<(usize, &str)> = part
+            .split_whitespace()
+            .map(|w| (w.as_ptr() as usize - part.as_ptr() as usize, w))
+            .collect();
+        let normed: Vec<String> = words.iter().map(|(_, w)| norm_words(w).concat()).collect();
+        for end in 1..words.len() {
+            let Some(len) = self
+                .suffixes
+                .iter()
+                .filter(|s| !s.is_empty() && s.len() <= end)
+                .find(|s| normed[end + 1 - s.len()..=end] == s[..])
+                .map(Vec::len)
+            else {
+                continue;
+            };
+            let suffix_start = end + 1 - len;
+            if end + 1 == words.len() && suffix_start > 0 && suffix_start <= NAME_WORDS {
+                // The whole part is the name (`Au bon moulin SARL`).
+                let (e, w) = words[end];
+                return Some((0, e + w.trim_end_matches([',', ';', ':']).len()));
+            }
+            let mut first = suffix_start;
+            while first > 0 && suffix_start - first < NAME_WORDS {
+                let (_, w) = words[first - 1];
+                if !name_word(w) || self.is_title_word(w) {
+                    break;
+                }
+                first -= 1;
+            }
+            if first == suffix_start {
+                continue; // a legal form alone (`GmbH ae`) names nobody
+            }
+            let (s, _) = words[first];
+            let (e, w) = words[end];
+            let e = e + w.trim_end_matches([',', ';', ':']).len();
+            return Some((s, e));
+        }
+        None
+    }
+
+    /// An organisation-shaped text that is not a title, a label line or contact details.
+    fn looks_like_name(&self, part: &str) -> bool {
+        let words = norm_words(part);
+        !words.is_empty()
+            && !self.titles.contains(&words)
+            && super::issuer::org_shaped(part)
+            && self.plausible_org(part)
+            && self.label_free(part)
+    }
+
+    /// A name's identity: its words without legal forms and document titles.
+    fn name_key(&self, name: &str) -> String {
+        let words = norm_words(name);
+        let suffix_words: HashSet<&str> = self
+            .suffixes
+            .iter()
+            .filter(|s| s.len() == 1)
+            .map(|s| s[0].as_str())
+            .collect();
+        words
+            .iter()
+            .filter(|w| !suffix_words.contains(w.as_str()))
+            .filter(|w| !self.titles.iter().any(|t| t.len() == 1 && &t[0] == *w))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The lines of the addressee block: the line after a recipient label (`Bill To`, or a
+    /// label with the name on its own line) and the address lines below it in its column, and
+    /// the block under a sender line (the window of a letter).
+    fn addressee_lines(&self, page: &[Ctx]) -> HashSet<usize> {
+        let mut out = HashSet::new();
+        for (i, ctx) in page.iter().enumerate() {
+            let starts_block = if self.is_recipient_label(ctx) {
+                out.insert(ctx.order);
+                true
+            } else {
+                is_sender_line(ctx.text())
+            };
+            if !starts_block {
+                continue;
+            }
+            let left = ctx.bbox().left;
+            let below = page[i + 1..]
+                .iter()
+                .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > ctx.bbox().top)
+                .take(5);
+            for (k, c) in below.enumerate() {
+                // The name right after the label, then address lines (with digits).
+                if k == 0 || c.text().chars().any(|ch| ch.is_ascii_digit()) {
+                    out.insert(c.order);
+                } else {
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What vouches for a name, summed.
+fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<String>) -> u32 {
+    let lines: HashSet<usize> = mentions.iter().map(|m| m.ctx.order).collect();
+    let any = |f: &dyn Fn(&Mention) -> bool| mentions.iter().any(f);
+    let mut score = 0;
+    score += 2 * u32::from(any(&|m| m.suffix));
+    score += 2 * u32::from(any(&|m| m.sender));
+    // Mentioned twice, once at least as a company (a repeated heading is no name).
+    score += 2 * u32::from(lines.len() >= 2 && any(&|m| m.suffix || m.sender));
+    score += 2 * u32::from(domains.iter().any(|d| key.starts_with(d.as_str())));
+    score += u32::from(any(&|m| m.ctx.bbox().top < LETTERHEAD_BOTTOM));
+    score += u32::from(any(&|m| m.ctx.bbox().top > FOOTER_TOP));
+    score
+}
+
+/// The distinctive part of every web and e-mail domain of the document (`hetzner` of
+/// `www.hetzner.de` and `info@hetzner.de`).
+fn domains(pages: &[Vec<Ctx>]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for ctx in pages.iter().flatten() {
+        for word in ctx.text().split_whitespace() {
+            let lower = word.to_lowercase();
+            let host = match lower.split_once('@') {
+                Some((_, host)) => host.to_string(),
+                None if lower.starts_with("www.") || lower.contains("://") => lower
+                    .trim_start_matches("https://")
+                    .trim_start_matches("http://")
+                    .trim_start_matches("www.")
+                    .to_string(),
+                None => continue,
+            };
+            let labels: Vec<&str> = host.split(['.', '/']).filter(|l| !l.is_empty()).collect();
+            if let Some(name) = labels.first() {
+                let name: String = name.chars().filter(|c| c.is_alphanumeric()).collect();
+                if name.len() >= 3 && !GENERIC_DOMAINS.contains(&name.as_str()) {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A sender line: a name, then address parts with digits, between separators
+/// (`Acme GmbH | Europa-Allee 1 | 60486 Frankfurt`).
+fn is_sender_line(text: &str) -> bool {
+    let parts = split_parts(text);
+    parts.len() >= 2
+        && parts[1..]
+            .iter()
+            .any(|(s, e)| text[*s..*e].chars().any(|c| c.is_ascii_digit()))
+}
+
+/// The byte spans of a line's parts between sender-line separators, trimmed.
+fn split_parts(text: &str) -> Vec<(usize, usize)> {
+    let mut cuts: Vec<(usize, usize)> = SEPARATORS
+        .iter()
+        .flat_map(|sep| text.match_indices(sep).map(|(i, s)| (i, i + s.len())))
+        .collect();
+    cuts.sort_unstable();
+    let mut out = vec![];
+    let mut from = 0;
+    for (s, e) in cuts {
+        if s >= from {
+            out.push((from, s));
+            from = e;
+        }
+    }
+    out.push((from, text.len()));
+    out.into_iter()
+        .map(|(s, e)| {
+            let part = &text[s..e];
+            let lead = part.len() - part.trim_start().len();
+            (s + lead, s + lead + part.trim().len())
+        })
+        .filter(|(s, e)| e > s)
+        .collect()
+}
+
+/// A word that can belong to a name: with a capital (`e-Luscious`), digit-led (`3M`), `&`, or
+/// a short connector.
+fn name_word(w: &str) -> bool {
+    const CONNECTORS: &[&str] = &[
+        "and", "of", "the", "und", "de", "du", "la", "le", "et", "van", "von", "&", "+",
+    ];
+    let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
+    CONNECTORS.contains(&core)
+        || core.chars().any(char::is_uppercase)
+        || core.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+fn found(text: &str, start: usize, end: usize) -> Found {
+    Found {
+        value: text[start..end]
+            .trim_end_matches([',', ';', ':'])
+            .to_string(),
+        start,
+        end,
+        quality: 1.0,
+        normalized: true,
+    }
+}

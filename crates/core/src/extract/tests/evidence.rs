@@ -1,0 +1,257 @@
+//! Real-world layouts, in small: other languages' labels and months, labels read without their
+//! accents, the issuer from evidence (sender lines, the addressee's window, a second mention, a
+//! domain), the number after the title, rows of amounts, the amount to pay, contested dates.
+
+use super::*;
+
+#[test]
+fn dutch_french_spanish_and_italian_labels_and_months_are_read() {
+    let nl = run(&[
+        "Van Dijk Installatietechniek B.V.",
+        "FACTUUR",
+        "Factuurnummer: 2026-0317",
+        "Factuurdatum: 14 maart 2026",
+        "Vervaldatum: 13 april 2026",
+        "Subtotaal € 1.000,00",
+        "Te betalen € 1.210,00",
+    ]);
+    let fr = run(&[
+        "Boulangerie Lefèvre SARL",
+        "N° de facture : F-2026-88",
+        "Date de facture : 3 février 2026",
+        "Montant HT 100,00 €",
+        "Net à payer 120,00 €",
+    ]);
+    let es = run(&[
+        "Suministros Ibéricos S.A.",
+        "Número de factura: A-1207",
+        "Fecha de factura: 5 de mayo de 2026",
+        "Base imponible 200,00 €",
+        "Total a pagar 242,00 €",
+    ]);
+    let it = run(&[
+        "Ferramenta Rossi S.r.l.",
+        "Numero fattura: 118/2026",
+        "Data fattura: 9 giugno 2026",
+        "Totale imponibile 500,00 €",
+        "Totale documento 610,00 €",
+    ]);
+    let got = |x: &Extraction| {
+        FieldName::ALL.map(|f| value(x, f).map(str::to_string).unwrap_or_default())
+    };
+    assert_eq!(
+        got(&nl),
+        [
+            "Van Dijk Installatietechniek B.V.",
+            "2026-0317",
+            "2026-03-14",
+            "1210.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&fr),
+        [
+            "Boulangerie Lefèvre SARL",
+            "F-2026-88",
+            "2026-02-03",
+            "120.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&es),
+        [
+            "Suministros Ibéricos S.A.",
+            "A-1207",
+            "2026-05-05",
+            "242.00",
+            "EUR"
+        ]
+    );
+    assert_eq!(
+        got(&it),
+        [
+            "Ferramenta Rossi S.r.l.",
+            "118/2026",
+            "2026-06-09",
+            "610.00",
+            "EUR"
+        ]
+    );
+}
+
+#[test]
+fn addressee_lines_are_not_taken_for_the_issuer() {
+    for first in [
+        "ATTN: Globex Limited",
+        "Factuuradres",
+        "Delivery Address:",
+        "Herrn",
+    ] {
+        let x = run(&[first, "Globex Corporation", "Initech", "Invoice No: 7"]);
+        assert_eq!(
+            value(&x, FieldName::Issuer),
+            Some("Initech"),
+            "after {first}"
+        );
+    }
+}
+
+/// A page of lines placed at (left, top), one word a tenth of the width apart.
+fn placed(lines: &[(f64, f64, &str)]) -> OcrDocument {
+    let mut doc = OcrDocument::from_lines(&lines.iter().map(|l| l.2).collect::<Vec<_>>(), 0.99);
+    for (line, &(left, top, _)) in doc.pages[0].lines.iter_mut().zip(lines) {
+        line.bbox.left = left;
+        line.bbox.top = top;
+        for (j, word) in line.words.iter_mut().enumerate() {
+            word.bbox.left = left + j as f64 * 0.05;
+            word.bbox.top = top;
+        }
+    }
+    doc
+}
+
+#[test]
+fn a_sender_line_names_the_issuer_and_the_window_below_it_is_the_addressee() {
+    let doc = placed(&[
+        (0.1, 0.14, "Acme GmbH | Europa-Allee 19 | 60486 Frankfurt"),
+        (0.1, 0.16, "Beispiel AG"),
+        (0.1, 0.18, "Feldstraße 34"),
+        (0.1, 0.20, "54321 Hinterhausen"),
+        (0.1, 0.30, "Rechnung RE-1001"),
+        (0.1, 0.50, "Lieferung an Beispiel AG, Werk 2"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Acme GmbH"));
+    // The customer, named twice, would tie with the sender if its window counted.
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("RE-1001"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * TITLE_NUMBER,
+    );
+}
+
+#[test]
+fn an_issuer_named_once_beside_another_company_is_contested() {
+    // No label, no sender line: the customer's block comes first, the seller sits at the right.
+    let doc = placed(&[
+        (0.1, 0.13, "Adatum Corporation"),
+        (0.1, 0.15, "Station Road 21"),
+        (0.8, 0.13, "Cronus Trading Ltd"),
+        (0.1, 0.30, "Invoice No: 103767"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_CONTESTED);
+
+    // The seller's web domain and a second mention settle it.
+    let doc = placed(&[
+        (0.1, 0.13, "Adatum Corporation"),
+        (0.1, 0.15, "Station Road 21"),
+        (0.8, 0.13, "Cronus Trading Ltd"),
+        (0.8, 0.15, "www.cronus.example.com"),
+        (0.1, 0.30, "Invoice No: 103767"),
+        (
+            0.1,
+            0.92,
+            "Cronus Trading Ltd, registered in England 0123456",
+        ),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Cronus Trading Ltd"));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
+
+#[test]
+fn a_company_named_inside_a_sentence_is_cut_to_its_name() {
+    let doc = placed(&[
+        (0.4, 0.08, "Amazon Web Services Invoice"),
+        (0.4, 0.15, "Invoice Number: 42183017"),
+        (
+            0.1,
+            0.84,
+            "Check the statement attached at the end of this Invoice Amazon Web Services, Inc.",
+        ),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Amazon Web Services, Inc.")
+    );
+}
+
+#[test]
+fn a_label_word_that_starts_a_company_name_is_not_its_label() {
+    let x = run(&["Lieferant GmbH", "Rechnungsnummer 471102"]);
+    assert_eq!(value(&x, FieldName::Issuer), Some("Lieferant GmbH"));
+}
+
+#[test]
+fn a_row_of_amounts_after_the_total_gives_the_last_confidently_only_when_it_adds_up() {
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Total facture 24.99 5.00 29.99",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("29.99"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+
+    let x = run(&["Acme Ltd", "Invoice No: 5", "Total 24.99 5.00 31.99"]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("31.99"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99 * AMOUNT_IN_ROW);
+
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Total EUR 100.00 (incl. 19.00 VAT)",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("100.00"));
+}
+
+#[test]
+fn the_amount_to_pay_wins_over_the_grand_total() {
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Total TTC 671,15 €",
+        "Acompte versé 201,00 €",
+        "Net à payer 470,15 €",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("470.15"));
+}
+
+#[test]
+fn labels_match_without_their_accents_as_ocr_often_reads_them() {
+    let x = run(&[
+        "Acme GmbH",
+        "Rechnungsnummer 12",
+        "Falligkeitsdatum: 01.04.2026",
+        "Datum: 14.03.2026",
+        "NET A PAYER 12,00 EUR",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-03-14"));
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("12.00"));
+}
+
+#[test]
+fn a_generic_date_label_beside_another_date_is_contested() {
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice # RE-508 issued at 2020-11-21",
+        "Delivered 2020-11-10",
+        "Date: 2020-11-10",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2020-11-21"));
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Shipped 2020-11-10",
+        "Date: 2020-11-12",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2020-11-12"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * DATE_CONTESTED,
+    );
+}
