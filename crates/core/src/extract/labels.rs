@@ -5,7 +5,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 use super::line::{Ctx, Found};
-use super::{Extractor, NEXT_LINE};
+use super::Extractor;
 use crate::config::LabelSet;
 use crate::model::fields::Field;
 
@@ -185,8 +185,9 @@ pub(super) fn first_preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Fiel
 
 impl Extractor<'_> {
     /// Candidates for a labelled field: for each line, the most preferred label whose value is
-    /// found after it on the same line (`same`) or alone on the next line (`next`), unless an
-    /// exclusion phrase overlaps the label or the text between label and value.
+    /// found after it on the same line (`same`), or beside or below it, or alone on the next
+    /// line (`next`; [`Extractor::off_the_line`]), unless an exclusion phrase overlaps the label
+    /// or the text between label and value.
     pub(super) fn labelled<'p>(
         &self,
         pages: &'p [Vec<Ctx<'p>>],
@@ -215,18 +216,11 @@ impl Extractor<'_> {
                             if labels.excluded(text, hit.start, text.len()) {
                                 continue;
                             }
-                            // Only when nothing but punctuation follows the label.
-                            if !text[from..].trim().is_empty() {
-                                continue;
+                            let alone = text[from..].trim().is_empty();
+                            match self.off_the_line(lines, i, &hit, alone, &same, &next) {
+                                Some(found) => found,
+                                None => continue,
                             }
-                            let Some(next_ctx) = lines.get(i + 1) else {
-                                continue;
-                            };
-                            let Some(mut f) = next(next_ctx) else {
-                                continue;
-                            };
-                            f.quality *= NEXT_LINE;
-                            (f, next_ctx)
                         }
                     };
                     out.push((

@@ -4,7 +4,7 @@
 
 use super::OCR_REPAIRED;
 use crate::model::fields::Field;
-use crate::ocr::{BoundingBox, Line, OcrDocument};
+use crate::ocr::{BoundingBox, Line, OcrDocument, Word};
 
 /// A value found in one line: byte span in the line's text, normalized value, quality.
 pub(super) struct Found {
@@ -37,6 +37,28 @@ impl Ctx<'_> {
     /// Where the line is on its page.
     pub(super) fn bbox(&self) -> BoundingBox {
         self.line.bbox
+    }
+
+    /// The page the line is on.
+    pub(super) fn page(&self) -> u32 {
+        self.page
+    }
+
+    /// The horizontal extent (left, right) of the words overlapping `start..end` of the text.
+    pub(super) fn span_x(&self, start: usize, end: usize) -> Option<(f64, f64)> {
+        word_spans(self.line)
+            .into_iter()
+            .filter(|(s, e, _)| *s < end && *e > start)
+            .map(|(_, _, w)| (w.bbox.left, w.bbox.left + w.bbox.width))
+            .reduce(|(l1, r1), (l2, r2)| (l1.min(l2), r1.max(r2)))
+    }
+
+    /// The byte offset of the first word that overlaps `left..right` horizontally.
+    pub(super) fn word_at_x(&self, left: f64, right: f64) -> Option<usize> {
+        word_spans(self.line)
+            .into_iter()
+            .find(|(_, _, w)| w.bbox.left < right && w.bbox.left + w.bbox.width > left)
+            .map(|(s, _, _)| s)
     }
 
     /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1.
@@ -91,23 +113,31 @@ pub(super) fn pages(doc: &OcrDocument) -> Vec<Vec<Ctx<'_>>> {
         .collect()
 }
 
-/// The lowest confidence of the words overlapping `start..end` of the line's text. Words are
-/// located in the text in order; if they cannot be (an adapter joined them differently), the
-/// line's own confidence stands in.
-fn span_confidence(line: &Line, start: usize, end: usize) -> f64 {
+/// Each word of the line with its byte span in the line's text, located in order; empty if
+/// they cannot be (an adapter joined them differently).
+fn word_spans(line: &Line) -> Vec<(usize, usize, &Word)> {
     let mut cursor = 0;
-    let mut lowest: Option<f64> = None;
+    let mut out = Vec::with_capacity(line.words.len());
     for word in &line.words {
         let Some(offset) = line.text[cursor..].find(word.text.as_str()) else {
-            return line.confidence;
+            return vec![];
         };
         let (ws, we) = (cursor + offset, cursor + offset + word.text.len());
         cursor = we;
-        if ws < end && we > start {
-            lowest = Some(lowest.map_or(word.confidence, |l| l.min(word.confidence)));
-        }
+        out.push((ws, we, word));
     }
-    lowest.unwrap_or(line.confidence)
+    out
+}
+
+/// The lowest confidence of the words overlapping `start..end` of the line's text; the line's
+/// own confidence when its words cannot be located.
+fn span_confidence(line: &Line, start: usize, end: usize) -> f64 {
+    word_spans(line)
+        .into_iter()
+        .filter(|(ws, we, _)| *ws < end && *we > start)
+        .map(|(_, _, w)| w.confidence)
+        .reduce(f64::min)
+        .unwrap_or(line.confidence)
 }
 
 /// Replaces `O`/`o` with `0` and `l`/`I` with `1` inside runs of digits and separators that

@@ -15,6 +15,7 @@ mod currency;
 mod dates;
 mod issuer;
 mod labels;
+mod layout;
 mod letterhead;
 mod line;
 mod number;
@@ -36,6 +37,10 @@ pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
 // (0.80) only with a factor above ~0.81: the factors below that line mean "a person should look".
 /// The value sits alone on the line after its label: a normal layout, slightly less certain.
 const NEXT_LINE: f64 = 0.95;
+/// The value stands beside its label on the same row, in a line of its own (a column of values).
+const BESIDE_LABEL: f64 = 0.95;
+/// The value stands below its label in the label's column (a table's header over its row).
+const BELOW_LABEL: f64 = 0.9;
 /// Numeric date readable both ways (`03/04/2026`), read with the configured order.
 const AMBIGUOUS_DATE: f64 = 0.7;
 /// Two-digit year (`14.03.26`), read as 20yy.

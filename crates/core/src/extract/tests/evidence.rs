@@ -98,7 +98,7 @@ fn addressee_lines_are_not_taken_for_the_issuer() {
     }
 }
 
-/// A page of lines placed at (left, top), one word a tenth of the width apart.
+/// A page of lines placed at (left, top), one word a twentieth of the width apart.
 fn placed(lines: &[(f64, f64, &str)]) -> OcrDocument {
     let mut doc = OcrDocument::from_lines(&lines.iter().map(|l| l.2).collect::<Vec<_>>(), 0.99);
     for (line, &(left, top, _)) in doc.pages[0].lines.iter_mut().zip(lines) {
@@ -106,6 +106,7 @@ fn placed(lines: &[(f64, f64, &str)]) -> OcrDocument {
         line.bbox.top = top;
         for (j, word) in line.words.iter_mut().enumerate() {
             word.bbox.left = left + j as f64 * 0.05;
+            word.bbox.width = 0.045;
             word.bbox.top = top;
         }
     }
@@ -254,4 +255,49 @@ fn a_generic_date_label_beside_another_date_is_contested() {
         confidence(&x, FieldName::InvoiceDate),
         0.99 * DATE_CONTESTED,
     );
+}
+
+#[test]
+fn a_value_beside_its_label_in_a_column_of_its_own_is_read() {
+    let doc = placed(&[
+        (0.1, 0.10, "Acme GmbH | Europa-Allee 19 | 60486 Frankfurt"),
+        (0.1, 0.36, "Rechnungsnr."),
+        (0.1, 0.38, "Rechnungsdatum"),
+        (0.25, 0.36, "30064443"),
+        (0.25, 0.38, "7. Mai 2014"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("30064443"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * BESIDE_LABEL,
+    );
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2014-05-07"));
+}
+
+#[test]
+fn a_value_below_its_label_in_a_table_header_is_read_from_the_labels_column() {
+    let doc = placed(&[
+        (0.1, 0.10, "Acme GmbH | Europa-Allee 19 | 60486 Frankfurt"),
+        (0.1, 0.33, "Klant Order Invoice No Date"),
+        (0.1, 0.35, "SC0303 SC0444 VF1005193039 8-9-2022"),
+    ]);
+    // Words sit a twentieth of the width apart: `Invoice` is the third word, so its column
+    // holds the third word below.
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("VF1005193039"));
+    assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99 * BELOW_LABEL);
+
+    // A label inside a sentence is not a column header.
+    let doc = placed(&[
+        (0.1, 0.10, "Acme GmbH"),
+        (
+            0.1,
+            0.68,
+            "Please quote the invoice no. with your payment to us.",
+        ),
+        (0.1, 0.70, "IBAN DE28 7001 0080 9999 9999 99"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), None);
 }

@@ -1,0 +1,95 @@
+//! Where a label's value is when it does not follow the label on its line: in the line beside
+//! it on the same row (a column of labels, a column of values), or below it in its column (a
+//! table's header over its row), found from the OCR's boxes; or, as the OCR orders the lines,
+//! alone on the next line.
+
+use super::labels::Hit;
+use super::line::{Ctx, Found};
+use super::{Extractor, BELOW_LABEL, BESIDE_LABEL, NEXT_LINE};
+
+/// How far below a label (in its line's heights) a value may stand.
+const BELOW_LINES: f64 = 3.0;
+/// How far right of a label (page widths) the value beside it may start.
+const BESIDE_WIDTH: f64 = 0.45;
+/// Slack when comparing positions (page widths), for OCR boxes that do not align exactly.
+const SLACK: f64 = 0.01;
+
+impl Extractor<'_> {
+    /// The value of the label `hit` of `lines[i]` found off its line, and the line it is on.
+    /// `alone`: nothing but punctuation follows the label. `same` reads a value at a byte
+    /// offset of a line, `next` a line holding nothing but the value.
+    pub(super) fn off_the_line<'p>(
+        &self,
+        lines: &'p [Ctx<'p>],
+        i: usize,
+        hit: &Hit,
+        alone: bool,
+        same: &impl Fn(&Ctx, usize) -> Option<Found>,
+        next: &impl Fn(&Ctx) -> Option<Found>,
+    ) -> Option<(Found, &'p Ctx<'p>)> {
+        let ctx = &lines[i];
+        let (left, right) = ctx.span_x(hit.start, hit.end)?;
+        let b = ctx.bbox();
+        let h = b.height.max(0.005);
+        if alone {
+            // Beside: the nearest line to the right on the same row.
+            let beside = lines
+                .iter()
+                .filter(|c| c.order != ctx.order && c.page() == ctx.page())
+                .filter(|c| {
+                    let cb = c.bbox();
+                    let mid = cb.top + cb.height / 2.0;
+                    mid > b.top
+                        && mid < b.top + b.height.max(h)
+                        && cb.left >= right - SLACK
+                        && cb.left - right < BESIDE_WIDTH
+                })
+                .min_by(|a, b| a.bbox().left.total_cmp(&b.bbox().left));
+            if let Some(c) = beside {
+                if let Some(mut f) = same(c, 0) {
+                    f.quality *= BESIDE_LABEL;
+                    return Some((f, c));
+                }
+            }
+            if let Some(c) = lines.get(i + 1) {
+                if let Some(mut f) = next(c) {
+                    f.quality *= NEXT_LINE;
+                    return Some((f, c));
+                }
+            }
+        } else if is_sentence(&ctx.text()[hit.end..]) {
+            return None;
+        }
+        // Below: the nearest line under the label that has a word in the label's column.
+        let below = lines
+            .iter()
+            .filter(|c| c.page() == ctx.page())
+            .filter(|c| {
+                let top = c.bbox().top;
+                top > b.top + h / 2.0 && top < b.top + h * (1.0 + BELOW_LINES)
+            })
+            .filter_map(|c| Some((c, c.word_at_x(left, right)?)))
+            .min_by(|(a, _), (b, _)| a.bbox().top.total_cmp(&b.bbox().top));
+        let (c, at) = below?;
+        let mut f = same(c, at)?;
+        // The value must start in the label's column, not in the next one.
+        let (vl, _) = c.span_x(f.start, f.end)?;
+        if vl > right + SLACK {
+            return None;
+        }
+        f.quality *= BELOW_LABEL;
+        Some((f, c))
+    }
+}
+
+/// Whether the text after a label reads as a sentence (`... die Rechnungsnummer an.`): then
+/// the label is a word in prose, not a column header.
+fn is_sentence(rest: &str) -> bool {
+    let rest = rest.trim();
+    rest.ends_with('.') && rest.split_whitespace().count() >= 2
+        || rest
+            .split_whitespace()
+            .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
+            .count()
+            >= 3
+}
