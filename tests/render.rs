@@ -1,9 +1,24 @@
-//! Test documents made from known text: a hand-written PDF in Helvetica, and PNG pages rendered
-//! from it by poppler's `pdftoppm` (a Debian package `make setup` installs).
+//! Test documents made from known text: hand-written PDFs, and PNG pages rendered from them by
+//! poppler's `pdftoppm` (a Debian package `make setup` installs).
+//!
+//! Two ways to write one: [`pdf`], lines of 24pt Helvetica top-down, for tests that only need
+//! some text; and [`document`] of [`Page`]s, on which a layout places runs of text in the
+//! standard Type1 fonts (WinAnsiEncoding, so accents, € and £ show; ₹ comes from a small
+//! Type3 font), rules, boxes, a rotated stamp and speckle noise.
+
+mod document;
+mod fonts;
+mod page;
+mod rupee;
+mod winansi;
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+pub use document::document;
+pub use fonts::{Font, Style};
+pub use page::{Align, Page, Placed};
 
 /// PDF string literal escaping: backslash and parentheses.
 fn escape(line: &str) -> String {
@@ -28,19 +43,30 @@ pub fn pdf(pages: &[&[&str]]) -> Vec<u8> {
     ];
     for (i, lines) in pages.iter().enumerate() {
         let text: Vec<String> = lines.iter().map(|l| format!("({}) '", escape(l))).collect();
-        let stream = format!("BT /F1 24 Tf 72 720 Td 36 TL {} ET", text.join(" "));
         objects.push(format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] \
              /Resources << /Font << /F1 {font} 0 R >> >> /Contents {} 0 R >>",
             4 + 2 * i
         ));
-        objects.push(format!(
-            "<< /Length {} >>\nstream\n{stream}\nendstream",
-            stream.len()
-        ));
+        objects.push(stream(&format!(
+            "BT /F1 24 Tf 72 720 Td 36 TL {} ET",
+            text.join(" ")
+        )));
     }
     objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
+    assemble(&objects)
+}
 
+/// A stream object of this (ASCII) content.
+fn stream(content: &str) -> String {
+    format!(
+        "<< /Length {} >>\nstream\n{content}\nendstream",
+        content.len()
+    )
+}
+
+/// A PDF file of these objects, numbered from 1; object 1 is the catalog.
+fn assemble(objects: &[String]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (n, body) in objects.iter().enumerate() {
@@ -85,3 +111,6 @@ pub fn png_of(pdf: &[u8]) -> Vec<u8> {
     std::fs::remove_dir_all(&dir).ok();
     png
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,7 @@ use docket_core::model::fields::FieldName;
 use docket_core::validate::{validate, Decision};
 use serde::Serialize;
 use time::{macros::format_description, Date, Duration};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::set::Invoice;
 
@@ -101,7 +102,7 @@ fn received(invoice: &Invoice) -> Date {
 }
 
 /// Whether `got` is `want`: issuers (or one of their other spellings) compared on their
-/// lower-case letters and digits, invoice numbers without spaces and case, the rest exactly.
+/// lower-case letters and digits without accents, invoice numbers without spaces and case, the rest exactly.
 pub fn same(field: FieldName, want: &str, got: &str, issuer_also: &[String]) -> bool {
     match field {
         FieldName::Issuer => {
@@ -123,8 +124,10 @@ pub fn same(field: FieldName, want: &str, got: &str, issuer_also: &[String]) -> 
     }
 }
 
+/// Lower-case letters and digits without accents: `Grünwerder` read as `Grunwerder` by OCR
+/// is the same issuer to a reader (and to any matching against a supplier list).
 fn letters_and_digits(s: &str) -> String {
-    s.chars()
+    s.nfd()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
@@ -136,6 +139,12 @@ mod tests {
 
     #[test]
     fn issuers_compare_on_letters_and_digits_and_accept_other_spellings() {
+        assert!(same(
+            FieldName::Issuer,
+            "Grünwerder AG",
+            "Grunwerder AG",
+            &[]
+        ));
         let also = vec!["Coolblue".to_string()];
         assert!(same(
             FieldName::Issuer,

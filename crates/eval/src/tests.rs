@@ -92,8 +92,13 @@ fn a_field_the_invoice_does_not_show_is_right_only_when_nothing_is_found() {
 fn no_labelled_invoice_is_auto_approved_with_a_wrong_field() {
     let report = crate::evaluate(&crate::default_dir(), &PipelineConfig::builtin())
         .expect("the labelled set loads (make eval-ocr writes missing OCR)");
-    let real = report.sets.get("real").map_or(0, |s| s.invoices);
-    assert!(real >= 25, "only {real} real invoices");
+    let count = |set: &str| report.sets.get(set).map_or(0, |s| s.invoices);
+    assert!(count("real") >= 25, "only {} real invoices", count("real"));
+    assert!(
+        count("synthetic") >= 40,
+        "only {} rendered invoices",
+        count("synthetic")
+    );
     let silent: Vec<_> = report
         .invoices
         .iter()
