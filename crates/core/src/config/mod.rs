@@ -120,6 +120,10 @@ pub struct ExtractionRules {
     pub labels: FieldLabels,
     /// Currency symbols and their ISO 4217 codes (`"€": "EUR"`).
     pub currency_symbols: BTreeMap<String, String>,
+    /// What names the issuer's country, by the currency it pays in: country names, phone
+    /// prefixes, tax-number labels (`"INR": ["India", "+91", "GSTIN"]`). The currency of a
+    /// document that prints none comes from these, less confidently.
+    pub country_currencies: BTreeMap<String, Vec<String>>,
     /// ISO 4217 codes recognised when printed in upper case (`EUR`, `CHF`). Wider than the
     /// allowed list on purpose: a recognised but disallowed currency is a review reason, an
     /// unrecognised one would look like a missing currency.
@@ -270,6 +274,14 @@ impl PipelineConfig {
                 return Err(invalid(
                     "extraction.currency_symbols",
                     format!("{symbol:?} → {code:?} is not a symbol and an ISO 4217 code"),
+                ));
+            }
+        }
+        for (code, hints) in &x.country_currencies {
+            if !is_currency_code(code) || hints.iter().any(|h| h.trim().is_empty()) {
+                return Err(invalid(
+                    "extraction.country_currencies",
+                    format!("{code:?} must be an ISO 4217 code with non-blank hints"),
                 ));
             }
         }

@@ -22,19 +22,33 @@ struct AmountMatch {
 fn amount_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"[-−]?(?:[1-9][0-9]{0,2}(?:[,.'’\x{a0}\x{202f} ][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)")
+        // Indian lakh grouping first (`1,23,456.00`), then groups of three, then plain.
+        Regex::new(r"[-−]?(?:[1-9][0-9]?(?:,[0-9]{2})+,[0-9]{3}(?:\.[0-9]{1,2})?|[1-9][0-9]{0,2}(?:[,.'’\x{a0}\x{202f} ][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)")
             .expect("static regex")
     })
 }
 
+/// Indian grouping: lakhs and crores in pairs of digits before the last three (`1,23,456.50`).
+fn lakh_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^[1-9][0-9]?(?:,[0-9]{2})+,[0-9]{3}(?:\.[0-9]{1,2})?$").expect("static regex")
+    })
+}
+
 /// Normalizes a printed amount to a plain decimal with two decimals: `1,234.50`, `1.234,50`,
-/// `1'234.50`, `1 234,50`, `1234,5` → `1234.50`. A single separator followed by exactly three digits is a
+/// `1'234.50`, `1 234,50`, `1234,5` → `1234.50`; lakhs `1,23,456.50` → `123456.50`. A single separator followed by exactly three digits is a
 /// thousands separator (`1,234` → `1234.00`). `None` when the grouping or decimals make no sense.
 pub(super) fn normalize_amount(raw: &str) -> Option<String> {
     let (negative, body) = match raw.strip_prefix(['-', '−']) {
         Some(rest) => (true, rest),
         None => (false, raw),
     };
+    if lakh_regex().is_match(body) {
+        let plain = body.replace(',', "");
+        let sign = if negative { "-" } else { "" };
+        return normalize_amount(&plain).map(|n| format!("{sign}{n}"));
+    }
     let body: String = body
         .chars()
         .filter(|c| !matches!(c, '\'' | '’' | ' ' | '\u{a0}' | '\u{202f}'))

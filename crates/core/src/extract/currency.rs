@@ -1,11 +1,15 @@
 //! The currency: ISO codes and configured symbols in the text; the field from its label, else
-//! the total's line, else the mentions elsewhere in the document.
+//! the total's line, else the mentions elsewhere in the document (surer when several agree),
+//! else the issuer's country's.
 
 use std::collections::BTreeMap;
 
 use super::labels::first_preferred;
 use super::line::{letter_touches, Ctx, Found};
-use super::{Extractor, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_SYMBOL};
+use super::{
+    Extractor, CURRENCY_AGREED, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_OF_COUNTRY,
+    CURRENCY_SYMBOL,
+};
 use crate::model::fields::{is_currency_code, Field};
 
 /// A currency code or symbol in a line, as its ISO code.
@@ -66,17 +70,47 @@ impl Extractor<'_> {
         for (_, c) in &mentions {
             *counts.entry(c.code.as_str()).or_default() += 1;
         }
-        let top = counts.values().copied().max()?;
+        let Some(top) = counts.values().copied().max() else {
+            return self.currency_of_country(pages);
+        };
         let (ctx, c) = mentions
             .iter()
             .find(|(_, c)| counts[c.code.as_str()] == top)?;
         let mut f = found(c);
-        f.quality *= if counts.len() == 1 {
-            CURRENCY_ELSEWHERE
-        } else {
-            CURRENCY_CONFLICT
+        f.quality *= match counts.len() {
+            1 if top >= 2 => CURRENCY_AGREED,
+            1 => CURRENCY_ELSEWHERE,
+            _ => CURRENCY_CONFLICT,
         };
         Some(ctx.field(&f))
+    }
+
+    /// No currency printed: the one of the issuer's country (its name, phone prefix or tax
+    /// number's label on page 1), when only one country's currency is named.
+    fn currency_of_country(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
+        let mut named: Vec<(&str, &Ctx, Found)> = vec![];
+        for ctx in pages.first()? {
+            for (code, hints) in &self.countries {
+                if let Some(hit) = hints.hits(ctx.text()).first() {
+                    named.push((
+                        code,
+                        ctx,
+                        Found {
+                            value: code.to_string(),
+                            start: hit.start,
+                            end: hit.end,
+                            quality: CURRENCY_OF_COUNTRY,
+                            normalized: true,
+                        },
+                    ));
+                }
+            }
+        }
+        let (code, ctx, found) = named.first()?;
+        if named.iter().any(|(c, _, _)| c != code) {
+            return None;
+        }
+        Some(ctx.field(found))
     }
 
     /// Currency codes (upper case, whole) and symbols in `text`, left to right.

@@ -7,7 +7,9 @@ use regex::{Captures, Regex};
 use time::{Date, Month};
 
 use super::line::{Ctx, Found};
-use super::{Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, TWO_DIGIT_YEAR};
+use super::{
+    Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER, TWO_DIGIT_YEAR,
+};
 use crate::config::DateOrder;
 use crate::model::fields::Field;
 
@@ -66,7 +68,9 @@ fn calendar_date(year: u32, month: u32, day: u32) -> Option<Date> {
 }
 
 impl Extractor<'_> {
-    pub(super) fn invoice_date(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
+    /// The invoice date: behind its label; else on the invoice number's line (`number`); else
+    /// the first date of page 1 that no exclusion touches.
+    pub(super) fn invoice_date(&self, pages: &[Vec<Ctx>], number: Option<&Field>) -> Option<Field> {
         let found = |ctx: &Ctx, m: &DateMatch| Found {
             value: m
                 .date
@@ -102,7 +106,25 @@ impl Extractor<'_> {
             return Some(field);
         }
 
-        // No labelled date: the first valid date on page 1 that no exclusion (`Due`) touches.
+        // No labelled date: one on the invoice number's line (`Invoice 4711 of 3 May 2026`).
+        if let Some(n) = number {
+            let line = pages
+                .get(n.page as usize - 1)
+                .and_then(|p| p.iter().find(|c| c.index == n.line));
+            if let Some(ctx) = line {
+                let on_line = self
+                    .dates(&ctx.repaired)
+                    .into_iter()
+                    .find(|m| m.date.is_some() && !self.date.excluded(ctx.text(), 0, m.end));
+                if let Some(m) = on_line {
+                    let mut f = found(ctx, &m);
+                    f.quality *= DATE_WITH_NUMBER;
+                    return Some(ctx.field(&f));
+                }
+            }
+        }
+
+        // Else the first valid date on page 1 that no exclusion (`Due`) touches.
         for ctx in pages.first()? {
             for m in self.dates(&ctx.repaired) {
                 if m.date.is_some() && !self.date.excluded(ctx.text(), 0, m.end) {

@@ -91,16 +91,28 @@ impl Extractor<'_> {
     }
 
     /// `Bill To`, `Ship To:` and the like at the start of a line, followed by nothing or `:`.
+    /// `Bill To`, `ATTN: Globex`: a recipient label at the start of the line, followed by
+    /// nothing or `:`; or a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
     pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
-        self.recipients.hits(text).iter().any(|h| {
+        let hits = self.recipients.hits(text);
+        let leading = hits.iter().any(|h| {
             text[..h.start].trim().is_empty()
                 && text[h.end..]
                     .trim_start()
                     .chars()
                     .next()
                     .is_none_or(|c| c == ':')
-        })
+        });
+        let mut covered = vec![false; text.len()];
+        for h in &hits {
+            covered[h.start..h.end].iter_mut().for_each(|c| *c = true);
+        }
+        let only_labels = !hits.is_empty()
+            && text.char_indices().all(|(i, c)| {
+                covered[i] || c.is_whitespace() || matches!(c, ':' | '/' | '&' | '-' | ',')
+            });
+        leading || only_labels
     }
 
     fn has_company_suffix(&self, text: &str) -> bool {
@@ -115,7 +127,11 @@ impl Extractor<'_> {
     /// a label line.
     fn looks_like_org(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
-        if !self.plausible_org(text) || self.titles.contains(&norm_words(text)) || !org_shaped(text)
+        // `Nummer:` is a label of its own, not a name.
+        if !self.plausible_org(text)
+            || self.titles.contains(&norm_words(text))
+            || !org_shaped(text)
+            || text.trim_end().ends_with(':')
         {
             return false;
         }

@@ -80,9 +80,22 @@ impl Labels {
 
     /// Whether an exclusion phrase overlaps `start..end` of `text`.
     pub(super) fn excluded(&self, text: &str, start: usize, end: usize) -> bool {
+        self.excluded_beyond(text, None, start, end)
+    }
+
+    /// Whether an exclusion phrase overlaps `start..end` of `text` other than one inside the
+    /// label `hit` itself (`Netto a pagare` is a label, though `Netto` is excluded).
+    pub(super) fn excluded_beyond(
+        &self,
+        text: &str,
+        hit: Option<&Hit>,
+        start: usize,
+        end: usize,
+    ) -> bool {
         self.exclude
             .iter()
             .flat_map(|p| p.find_all(text))
+            .filter(|(s, e)| !hit.is_some_and(|h| *s >= h.start && *e <= h.end))
             .any(|(s, e)| s < end && e > start)
     }
 }
@@ -207,13 +220,18 @@ impl Extractor<'_> {
                     let from = skip_separators(text, hit.end);
                     let (found, at) = match same(ctx, from) {
                         Some(f) => {
-                            if labels.excluded(text, hit.start, f.start.max(hit.end)) {
+                            if labels.excluded_beyond(
+                                text,
+                                Some(&hit),
+                                hit.start,
+                                f.start.max(hit.end),
+                            ) {
                                 continue;
                             }
                             (f, ctx)
                         }
                         None => {
-                            if labels.excluded(text, hit.start, text.len()) {
+                            if labels.excluded_beyond(text, Some(&hit), hit.start, text.len()) {
                                 continue;
                             }
                             let alone = text[from..].trim().is_empty();

@@ -167,10 +167,11 @@ impl Extractor<'_> {
         None
     }
 
-    /// An organisation-shaped text that is not a title, a label line or contact details.
+    /// An organisation-shaped text that is not a title, a label (`Name:`) or contact details.
     fn looks_like_name(&self, part: &str) -> bool {
         let words = norm_words(part);
         !words.is_empty()
+            && !part.trim_end().ends_with(':')
             && !self.titles.contains(&words)
             && super::issuer::org_shaped(part)
             && self.plausible_org(part)
@@ -214,9 +215,18 @@ impl Extractor<'_> {
                 .iter()
                 .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > ctx.bbox().top)
                 .take(5);
+            // The addressee's name (the first name below, or the line right after the label),
+            // and its address and reference lines (with digits, or `Kunde: 123`) around it.
+            let mut named = false;
             for (k, c) in below.enumerate() {
-                // The name right after the label, then address lines (with digits).
-                if k == 0 || c.text().chars().any(|ch| ch.is_ascii_digit()) {
+                let text = c.text();
+                let name = self.looks_like_name(text) || self.name_before_suffix(text).is_some();
+                if name && !named || k == 0 {
+                    named |= name;
+                    out.insert(c.order);
+                } else if !name
+                    && (text.contains(':') || text.chars().any(|ch| ch.is_ascii_digit()))
+                {
                     out.insert(c.order);
                 } else {
                     break;

@@ -19,7 +19,8 @@ pub(super) struct Found {
 /// One OCR line prepared for matching.
 pub(super) struct Ctx<'a> {
     page: u32,
-    index: usize,
+    /// Index of the line within its page.
+    pub(super) index: usize,
     /// Position of the line in the whole document.
     pub(super) order: usize,
     line: &'a Line,

@@ -49,8 +49,14 @@ const TWO_DIGIT_YEAR: f64 = 0.9;
 const OCR_REPAIRED: f64 = 0.6;
 /// Currency from a symbol: `$` names several currencies, the config picks one.
 const CURRENCY_SYMBOL: f64 = 0.95;
-/// Currency found elsewhere in the document, not on the total line; all mentions agree.
+/// Currency found elsewhere in the document, not on the total line; its one mention.
 const CURRENCY_ELSEWHERE: f64 = 0.85;
+/// Currency found elsewhere in the document, not on the total line; several mentions, all agree.
+const CURRENCY_AGREED: f64 = 0.95;
+/// No currency printed: the one of the only country page 1 names (`Deutschland`, `+44`).
+const CURRENCY_OF_COUNTRY: f64 = 0.85;
+/// An invoice number behind a generic label (`Number`, `Nummer`) rather than an invoice's.
+const GENERIC_NUMBER: f64 = 0.8;
 /// Currency found elsewhere and the mentions disagree: the most frequent one.
 const CURRENCY_CONFLICT: f64 = 0.5;
 /// Issuer taken from the letterhead, with a legal-form suffix (`Ltd`, `GmbH`).
@@ -65,6 +71,8 @@ const AMOUNT_IN_ROW: f64 = 0.75;
 const TITLE_NUMBER: f64 = 0.9;
 /// Invoice date behind a generic label (`Date`) while page 1 shows another date.
 const DATE_CONTESTED: f64 = 0.7;
+/// Invoice date without a label, on the invoice number's line (`Rechnung Nr. 4711 vom 19.05.2014`).
+const DATE_WITH_NUMBER: f64 = 0.9;
 /// Invoice date taken from an unlabelled date on page 1.
 const DATE_UNLABELLED: f64 = 0.6;
 
@@ -78,6 +86,8 @@ struct Extractor<'r> {
     total: Labels,
     currency: Labels,
     recipients: Labels,
+    /// Each currency's country hints (`country_currencies`).
+    countries: Vec<(&'r str, Labels)>,
     /// Currency symbols, longest first so `US$` wins over `$`.
     symbols: Vec<(&'r str, &'r str)>,
     suffixes: Vec<Vec<String>>,
@@ -100,6 +110,11 @@ impl<'r> Extractor<'r> {
             total: Labels::new(&rules.labels.total_amount),
             currency: Labels::new(&rules.labels.currency),
             recipients: Labels::from_phrases(&rules.recipient_labels),
+            countries: rules
+                .country_currencies
+                .iter()
+                .map(|(code, hints)| (code.as_str(), Labels::from_phrases(hints)))
+                .collect(),
             symbols,
             suffixes: rules
                 .company_suffixes
@@ -121,11 +136,12 @@ impl<'r> Extractor<'r> {
         if let Some(f) = self.issuer(&pages) {
             fields.insert(FieldName::Issuer, f);
         }
-        if let Some(f) = self.invoice_number(&pages) {
-            fields.insert(FieldName::InvoiceNumber, f);
-        }
-        if let Some(f) = self.invoice_date(&pages) {
+        let number = self.invoice_number(&pages);
+        if let Some(f) = self.invoice_date(&pages, number.as_ref()) {
             fields.insert(FieldName::InvoiceDate, f);
+        }
+        if let Some(f) = number {
+            fields.insert(FieldName::InvoiceNumber, f);
         }
         let total = self.total(&pages);
         if let Some(f) = self.currency_field(&pages, total.as_ref()) {

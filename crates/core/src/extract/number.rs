@@ -4,7 +4,7 @@
 use super::issuer::norm_words;
 use super::labels::first_preferred;
 use super::line::{Ctx, Found};
-use super::{Extractor, TITLE_NUMBER};
+use super::{Extractor, GENERIC_NUMBER, TITLE_NUMBER};
 use crate::model::fields::Field;
 
 /// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
@@ -15,15 +15,28 @@ const NUMBER_MARKERS: &[&str] = &[
 /// Kraftfahrtversicherung Nr. 00.123`).
 const TITLE_GAP: usize = 3;
 
+/// The number at `from`: the first word if it has a digit, or a short upper-case series
+/// prefix and the word with digits after it (`FT 2026/492`, `INV 269748`).
 fn token(text: &str, from: usize) -> Option<Found> {
     let rest = &text[from..];
-    let word = rest.split_whitespace().next()?;
-    let start = from + rest.find(word)?;
-    let word = word.trim_end_matches(['.', ',', ';', ':', ')']);
-    word.chars().any(|c| c.is_ascii_digit()).then(|| Found {
-        value: word.to_string(),
+    let mut words = rest.split_whitespace();
+    let first = words.next()?;
+    let start = from + rest.find(first)?;
+    let has_digit = |w: &str| w.chars().any(|c| c.is_ascii_digit());
+    let end = if has_digit(first) {
+        start + first.trim_end_matches(['.', ',', ';', ':', ')']).len()
+    } else {
+        let prefix = (2..=4).contains(&first.len())
+            && first.chars().all(|c| c.is_ascii_uppercase())
+            && !NUMBER_MARKERS.contains(&first.to_lowercase().as_str());
+        let second = words.next().filter(|w| prefix && has_digit(w))?;
+        let at = start + first.len() + text[start + first.len()..].find(second)?;
+        at + second.trim_end_matches(['.', ',', ';', ':', ')']).len()
+    };
+    Some(Found {
+        value: text[start..end].to_string(),
         start,
-        end: start + word.len(),
+        end,
         quality: 1.0,
         normalized: true,
     })
@@ -38,8 +51,22 @@ impl Extractor<'_> {
                 .then(|| token(text, 0))
                 .flatten()
         };
-        first_preferred(self.labelled(pages, &self.number, false, same, next))
-            .or_else(|| self.number_after_title(pages.first()?))
+        let labelled = self.labelled(pages, &self.number, false, same, next);
+        let generic = labelled
+            .iter()
+            .min_by_key(|(c, _)| (c.priority, c.order))
+            .is_some_and(|(c, _)| self.number.is_generic(c.priority));
+        let after_title = || self.number_after_title(pages.first()?);
+        if !generic {
+            return first_preferred(labelled).or_else(after_title);
+        }
+        // A generic label (`Nummer 50417`) names a number, but of what is the reader's call:
+        // the number after the title is the invoice's, else the generic one, less surely.
+        after_title().or_else(|| {
+            let mut field = first_preferred(labelled)?;
+            field.confidence *= GENERIC_NUMBER;
+            Some(field)
+        })
     }
 
     /// The first line of page 1 that starts with a document title followed by a number.

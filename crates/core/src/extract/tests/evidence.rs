@@ -301,3 +301,114 @@ fn a_value_below_its_label_in_a_table_header_is_read_from_the_labels_column() {
     let x = extract(&doc, &rules());
     assert_eq!(value(&x, FieldName::InvoiceNumber), None);
 }
+
+#[test]
+fn indian_lakh_grouping_is_read_whole() {
+    assert_eq!(
+        normalize_amount("1,23,456.50").as_deref(),
+        Some("123456.50")
+    );
+    assert_eq!(
+        normalize_amount("12,34,56,789.00").as_deref(),
+        Some("123456789.00")
+    );
+    let x = run(&[
+        "Acme Pvt Ltd",
+        "Tax Invoice No: TI-1",
+        "Grand Total ₹ 1,46,131.00",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("146131.00"));
+    assert_eq!(value(&x, FieldName::Currency), Some("INR"));
+}
+
+#[test]
+fn a_short_series_prefix_belongs_to_the_number() {
+    let x = run(&["Acme Ltd", "Invoice Number: INV 269748", "Total 10.00"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV 269748"));
+    let x = run(&["Acme Ltd", "Invoice No: NO 12", "Total 10.00"]);
+    assert_eq!(
+        value(&x, FieldName::InvoiceNumber),
+        None,
+        "`NO` is a marker, not a series"
+    );
+}
+
+#[test]
+fn a_document_without_a_currency_takes_its_issuers_countrys() {
+    let x = run(&[
+        "Acme GmbH",
+        "Industriestraße 4, 60486 Frankfurt, Deutschland",
+        "Gesamtbetrag 10,00",
+    ]);
+    assert_eq!(value(&x, FieldName::Currency), Some("EUR"));
+    assert_close(
+        confidence(&x, FieldName::Currency),
+        0.99 * CURRENCY_OF_COUNTRY,
+    );
+    // Two countries of two currencies named: no guess.
+    let x = run(&[
+        "Acme Ltd",
+        "London, United Kingdom",
+        "Ship to: Lyon, France",
+        "Total 10.00",
+    ]);
+    assert_eq!(value(&x, FieldName::Currency), None);
+}
+
+#[test]
+fn a_generic_number_label_gives_way_to_the_number_after_the_title() {
+    let x = run(&[
+        "Acme GmbH",
+        "Rechnung RE-1001",
+        "Nummer: 82",
+        "Gesamtbetrag 10,00 EUR",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("RE-1001"));
+    let x = run(&["Acme GmbH", "Nummer 50417", "Gesamtbetrag 10,00 EUR"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("50417"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * GENERIC_NUMBER,
+    );
+}
+
+#[test]
+fn an_excluded_word_inside_a_longer_label_does_not_veto_it() {
+    // `Netto` is excluded from totals (net amounts), `Netto a pagare` is what is to pay.
+    let x = run(&[
+        "Rossi S.r.l.",
+        "Numero fattura: 1",
+        "Totale merce € 6350,85",
+        "Netto a pagare € 6985,94",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("6985.94"));
+}
+
+#[test]
+fn seller_and_buyer_blocks_give_the_seller_and_never_a_label_or_the_buyer() {
+    let x = run(&[
+        "Handelsrechnung Nr. 47110815 vom 31.10.2018",
+        "Verkäufer:",
+        "Nummer : 12345676",
+        "Rohstoff AG Salzgitter",
+        "Marktstr. 153",
+        "Käufer/Leistungsempfänger:",
+        "Nummer : 75969813",
+        "Metallbau Leipzig GmbH & Co. KG",
+        "Pappelallee 15",
+        "Zahlbetrag 521,91",
+    ]);
+    assert_eq!(value(&x, FieldName::Issuer), Some("Rohstoff AG"));
+    // The buyer's block (past its reference line) is left out: no runner-up.
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("47110815"));
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2018-10-31"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * DATE_WITH_NUMBER,
+    );
+
+    // A label line (`Name:`) after the seller's label is no name.
+    let x = run(&["Verkaufer", "Name:", "Invoice No: 5"]);
+    assert_eq!(value(&x, FieldName::Issuer), None);
+}
