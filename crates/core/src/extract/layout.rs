@@ -57,7 +57,7 @@ impl Extractor<'_> {
                     return Some((f, c));
                 }
             }
-        } else if is_sentence(&ctx.text()[hit.end..]) {
+        } else if !is_header_row(&ctx.text()[hit.end..]) {
             return None;
         }
         // Below: the nearest line under the label that has a word in the label's column.
@@ -82,14 +82,16 @@ impl Extractor<'_> {
     }
 }
 
-/// Whether the text after a label reads as a sentence (`... die Rechnungsnummer an.`): then
-/// the label is a word in prose, not a column header.
-fn is_sentence(rest: &str) -> bool {
+/// Whether the text after a label reads as the rest of a table's header row: other column
+/// names, no figures (a value that failed to read, `CP -88412`, is no header), not a sentence
+/// (`... die Rechnungsnummer an.`).
+fn is_header_row(rest: &str) -> bool {
     let rest = rest.trim();
-    rest.ends_with('.') && rest.split_whitespace().count() >= 2
+    let sentence = rest.ends_with('.') && rest.split_whitespace().count() >= 2
         || rest
             .split_whitespace()
             .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
             .count()
-            >= 3
+            >= 3;
+    !sentence && !rest.chars().any(|c| c.is_ascii_digit())
 }

@@ -16,7 +16,8 @@ const NUMBER_MARKERS: &[&str] = &[
 const TITLE_GAP: usize = 3;
 
 /// The number at `from`: the first word if it has a digit, or a short upper-case series
-/// prefix and the word with digits after it (`FT 2026/492`, `INV 269748`).
+/// prefix and the word starting with a digit after it (`FT 2026/492`, `INV 269748`), joined
+/// without the space (an identifier has none; validation refuses one).
 fn token(text: &str, from: usize) -> Option<Found> {
     let rest = &text[from..];
     let mut words = rest.split_whitespace();
@@ -29,12 +30,14 @@ fn token(text: &str, from: usize) -> Option<Found> {
         let prefix = (2..=4).contains(&first.len())
             && first.chars().all(|c| c.is_ascii_uppercase())
             && !NUMBER_MARKERS.contains(&first.to_lowercase().as_str());
-        let second = words.next().filter(|w| prefix && has_digit(w))?;
+        let second = words
+            .next()
+            .filter(|w| prefix && w.starts_with(|c: char| c.is_ascii_digit()))?;
         let at = start + first.len() + text[start + first.len()..].find(second)?;
         at + second.trim_end_matches(['.', ',', ';', ':', ')']).len()
     };
     Some(Found {
-        value: text[start..end].to_string(),
+        value: text[start..end].split_whitespace().collect(),
         start,
         end,
         quality: 1.0,

@@ -324,7 +324,10 @@ fn indian_lakh_grouping_is_read_whole() {
 #[test]
 fn a_short_series_prefix_belongs_to_the_number() {
     let x = run(&["Acme Ltd", "Invoice Number: INV 269748", "Total 10.00"]);
-    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV 269748"));
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV269748"));
+    // Not a broken number (`CP -88412`): that one stays for a person.
+    let x = run(&["Acme Ltd", "Invoice Number: CP -88412", "Total 10.00"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), None);
     let x = run(&["Acme Ltd", "Invoice No: NO 12", "Total 10.00"]);
     assert_eq!(
         value(&x, FieldName::InvoiceNumber),
