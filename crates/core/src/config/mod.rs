@@ -132,6 +132,10 @@ pub struct ExtractionRules {
     pub company_suffixes: Vec<String>,
     /// Document titles that are never the issuer (`INVOICE`, `Rechnung`).
     pub document_titles: Vec<String>,
+    /// Labels of a payment already made (`Deposit`, `Anzahlung`, `Acompte`): with one beside an
+    /// amount, the amount left to pay is not the grand total, and a total found under a grand
+    /// total's label is left for a person.
+    pub payment_labels: Vec<String>,
     /// Labels of the recipient block (`Bill To`); that line and the next are never the issuer.
     pub recipient_labels: Vec<String>,
     /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March 2026`.

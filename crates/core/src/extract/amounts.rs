@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::line::{Ctx, Found};
-use super::{Extractor, AMOUNT_IN_ROW};
+use super::{Extractor, AMOUNT_IN_ROW, PAID_AFTER_TOTAL};
 use crate::model::fields::{parse_amount_cents, Field};
 
 /// A printed number in a line.
@@ -178,10 +178,24 @@ impl Extractor<'_> {
         };
         // Parsed values first, then the preferred label, then the last occurrence: totals close
         // a document, so a later `Total` wins over an earlier one.
-        self.labelled(pages, &self.total, false, same, next)
+        let (mut best, at) = self
+            .labelled(pages, &self.total, false, same, next)
             .into_iter()
-            .min_by_key(|(c, _)| (!c.normalized, c.priority, std::cmp::Reverse(c.order)))
-            .map(|(c, ctx)| (c.field, ctx))
+            .min_by_key(|(c, _)| (!c.normalized, c.priority, std::cmp::Reverse(c.order)))?;
+        // A payment printed after the total (`Deposit 201.00`): what is left to pay is not the
+        // total found, unless a label for it was missed; a person should look.
+        let paid_later = pages.iter().flatten().any(|ctx| {
+            ctx.order > best.order
+                && self.payments.hits(ctx.text()).iter().any(|h| {
+                    self.amounts(&ctx.repaired).iter().any(|m| {
+                        m.likely && m.start >= h.end && m.normalized.as_deref() != Some("0.00")
+                    })
+                })
+        });
+        if paid_later {
+            best.field.confidence *= PAID_AFTER_TOTAL;
+        }
+        Some((best.field, at))
     }
 
     /// Amounts in `text` that are not part of a date, a percentage or a word.

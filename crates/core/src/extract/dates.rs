@@ -8,7 +8,8 @@ use time::{Date, Month};
 
 use super::line::{Ctx, Found};
 use super::{
-    Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER, TWO_DIGIT_YEAR,
+    Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER, ORDER_SEEN,
+    TWO_DIGIT_YEAR,
 };
 use crate::config::DateOrder;
 use crate::model::fields::Field;
@@ -147,6 +148,26 @@ impl Extractor<'_> {
         })
     }
 
+    /// The order the document's numeric dates show where a part above 12 decides it
+    /// (`25/03/2026`: day first; `03/25/2026`: month first), if they all agree.
+    pub(super) fn date_order_seen(&self, pages: &[Vec<Ctx>]) -> Option<DateOrder> {
+        let [_, numeric, _, _] = date_regexes();
+        let (mut dmy, mut mdy) = (false, false);
+        for ctx in pages.iter().flatten() {
+            for c in numeric.captures_iter(&ctx.repaired) {
+                let (a, b) = (c[1].parse::<u32>(), c[3].parse::<u32>());
+                let (Ok(a), Ok(b)) = (a, b) else { continue };
+                dmy |= a > 12 && (1..=12).contains(&b) && a <= 31;
+                mdy |= b > 12 && (1..=12).contains(&a) && b <= 31;
+            }
+        }
+        match (dmy, mdy) {
+            (true, false) => Some(DateOrder::Dmy),
+            (false, true) => Some(DateOrder::Mdy),
+            _ => None,
+        }
+    }
+
     /// Dates in `text`, left to right, without overlaps. A date-like match that is not a real
     /// calendar date (`31/02/2026`) is kept with `date: None`.
     pub(super) fn dates(&self, text: &str) -> Vec<DateMatch> {
@@ -180,8 +201,17 @@ impl Extractor<'_> {
             } else if &c[2] == "." {
                 (a, b)
             } else {
-                quality *= AMBIGUOUS_DATE;
-                match self.rules.date_order {
+                let order = match self.seen_order {
+                    Some(seen) => {
+                        quality *= ORDER_SEEN;
+                        seen
+                    }
+                    None => {
+                        quality *= AMBIGUOUS_DATE;
+                        self.rules.date_order
+                    }
+                };
+                match order {
                     DateOrder::Dmy => (a, b),
                     DateOrder::Mdy => (b, a),
                 }

@@ -7,6 +7,9 @@
 //! evidence clearly beats the runner-up.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
 
 use super::issuer::norm_words;
 use super::line::{Ctx, Found};
@@ -253,27 +256,22 @@ fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<String>) -> u32 {
 }
 
 /// The distinctive part of every web and e-mail domain of the document (`hetzner` of
-/// `www.hetzner.de` and `info@hetzner.de`).
+/// `www.hetzner.de` and `info@hetzner.de`; OCR may set the `@` or `www.` apart).
 fn domains(pages: &[Vec<Ctx>]) -> HashSet<String> {
+    static HOST: OnceLock<Regex> = OnceLock::new();
+    let host = HOST.get_or_init(|| {
+        Regex::new(r"(?i)(?:@|\bwww\.|://)\s?([a-z0-9][a-z0-9-]*)\.").expect("static regex")
+    });
     let mut out = HashSet::new();
     for ctx in pages.iter().flatten() {
-        for word in ctx.text().split_whitespace() {
-            let lower = word.to_lowercase();
-            let host = match lower.split_once('@') {
-                Some((_, host)) => host.to_string(),
-                None if lower.starts_with("www.") || lower.contains("://") => lower
-                    .trim_start_matches("https://")
-                    .trim_start_matches("http://")
-                    .trim_start_matches("www.")
-                    .to_string(),
-                None => continue,
-            };
-            let labels: Vec<&str> = host.split(['.', '/']).filter(|l| !l.is_empty()).collect();
-            if let Some(name) = labels.first() {
-                let name: String = name.chars().filter(|c| c.is_alphanumeric()).collect();
-                if name.len() >= 3 && !GENERIC_DOMAINS.contains(&name.as_str()) {
-                    out.insert(name);
-                }
+        for c in host.captures_iter(ctx.text()) {
+            let name: String = c[1]
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if name.len() >= 3 && name != "www" && !GENERIC_DOMAINS.contains(&name.as_str()) {
+                out.insert(name);
             }
         }
     }

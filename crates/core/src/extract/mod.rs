@@ -22,7 +22,7 @@ mod number;
 
 use std::collections::BTreeMap;
 
-use crate::config::ExtractionRules;
+use crate::config::{DateOrder, ExtractionRules};
 use crate::model::fields::{Extraction, FieldName};
 use crate::ocr::OcrDocument;
 use issuer::norm_words;
@@ -30,7 +30,10 @@ use labels::Labels;
 
 /// Extracts the invoice fields of `doc` following `rules`.
 pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
-    Extractor::new(rules).run(doc)
+    let mut extractor = Extractor::new(rules);
+    let pages = line::pages(doc);
+    extractor.seen_order = extractor.date_order_seen(&pages);
+    extractor.run(&pages)
 }
 
 // Match-quality factors. A field at OCR confidence ~0.99 stays above the default review threshold
@@ -43,6 +46,9 @@ const BESIDE_LABEL: f64 = 0.95;
 const BELOW_LABEL: f64 = 0.9;
 /// Numeric date readable both ways (`03/04/2026`), read with the configured order.
 const AMBIGUOUS_DATE: f64 = 0.7;
+/// Numeric date readable both ways, read in the order the document's other dates show
+/// (`25/03/2026` elsewhere: day first).
+const ORDER_SEEN: f64 = 0.95;
 /// Two-digit year (`14.03.26`), read as 20yy.
 const TWO_DIGIT_YEAR: f64 = 0.9;
 /// Digits repaired from OCR look-alikes (`O`→`0`, `l`/`I`→`1`).
@@ -73,6 +79,9 @@ const TITLE_NUMBER: f64 = 0.9;
 const DATE_CONTESTED: f64 = 0.7;
 /// Invoice date without a label, on the invoice number's line (`Rechnung Nr. 4711 vom 19.05.2014`).
 const DATE_WITH_NUMBER: f64 = 0.9;
+/// A total with a payment printed after it (a deposit, an advance): the amount left to pay
+/// may be another.
+const PAID_AFTER_TOTAL: f64 = 0.7;
 /// Invoice date taken from an unlabelled date on page 1.
 const DATE_UNLABELLED: f64 = 0.6;
 
@@ -86,12 +95,16 @@ struct Extractor<'r> {
     total: Labels,
     currency: Labels,
     recipients: Labels,
+    /// Labels of a payment already made (`payment_labels`).
+    payments: Labels,
     /// Each currency's country hints (`country_currencies`).
     countries: Vec<(&'r str, Labels)>,
     /// Currency symbols, longest first so `US$` wins over `$`.
     symbols: Vec<(&'r str, &'r str)>,
     suffixes: Vec<Vec<String>>,
     titles: Vec<Vec<String>>,
+    /// The day/month order the document's unambiguous numeric dates show, if they agree.
+    seen_order: Option<DateOrder>,
 }
 
 impl<'r> Extractor<'r> {
@@ -110,6 +123,7 @@ impl<'r> Extractor<'r> {
             total: Labels::new(&rules.labels.total_amount),
             currency: Labels::new(&rules.labels.currency),
             recipients: Labels::from_phrases(&rules.recipient_labels),
+            payments: Labels::from_phrases(&rules.payment_labels),
             countries: rules
                 .country_currencies
                 .iter()
@@ -126,25 +140,24 @@ impl<'r> Extractor<'r> {
                 .iter()
                 .map(|s| norm_words(s))
                 .collect(),
+            seen_order: None,
         }
     }
 
-    fn run(&self, doc: &OcrDocument) -> Extraction {
-        let pages = line::pages(doc);
-
+    fn run(&self, pages: &[Vec<line::Ctx>]) -> Extraction {
         let mut fields = BTreeMap::new();
-        if let Some(f) = self.issuer(&pages) {
+        if let Some(f) = self.issuer(pages) {
             fields.insert(FieldName::Issuer, f);
         }
-        let number = self.invoice_number(&pages);
-        if let Some(f) = self.invoice_date(&pages, number.as_ref()) {
+        let number = self.invoice_number(pages);
+        if let Some(f) = self.invoice_date(pages, number.as_ref()) {
             fields.insert(FieldName::InvoiceDate, f);
         }
         if let Some(f) = number {
             fields.insert(FieldName::InvoiceNumber, f);
         }
-        let total = self.total(&pages);
-        if let Some(f) = self.currency_field(&pages, total.as_ref()) {
+        let total = self.total(pages);
+        if let Some(f) = self.currency_field(pages, total.as_ref()) {
             fields.insert(FieldName::Currency, f);
         }
         if let Some((f, _)) = total {

@@ -415,3 +415,69 @@ fn seller_and_buyer_blocks_give_the_seller_and_never_a_label_or_the_buyer() {
     let x = run(&["Verkaufer", "Name:", "Invoice No: 5"]);
     assert_eq!(value(&x, FieldName::Issuer), None);
 }
+
+#[test]
+fn a_date_readable_both_ways_follows_the_order_the_documents_other_dates_show() {
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Invoice Date: 03/04/2026",
+        "Due: 25/04/2026",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-04-03"));
+    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * ORDER_SEEN);
+    let x = run(&[
+        "Acme Inc",
+        "Invoice No: 5",
+        "Invoice Date: 03/04/2026",
+        "Due: 04/25/2026",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-03-04"));
+    // Alone, it stays a guess for a person.
+    let x = run(&["Acme Ltd", "Invoice No: 5", "Invoice Date: 03/04/2026"]);
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * AMBIGUOUS_DATE,
+    );
+}
+
+#[test]
+fn a_payment_printed_after_the_total_leaves_the_total_to_a_person() {
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Total 2,076.76 €",
+        "Deposit received 11/17/2017 623.00 €",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("2076.76"));
+    assert_close(
+        confidence(&x, FieldName::TotalAmount),
+        0.99 * PAID_AFTER_TOTAL,
+    );
+    // What is left, labelled, after the payment: that is the total, surely.
+    let x = run(&[
+        "Acme Ltd",
+        "Invoice No: 5",
+        "Total 2,076.76 €",
+        "Deposit 623.00 €",
+        "Remaining 1,453.76 €",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("1453.76"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+}
+
+#[test]
+fn a_web_domain_set_apart_by_ocr_still_vouches_for_the_issuer() {
+    let doc = placed(&[
+        (0.1, 0.11, "Beaufortin Plomberie SAS"),
+        (0.1, 0.17, "Email accounts @ beaufortin-plomberie.example"),
+        (0.6, 0.11, "Sauvaget Menuiserie SARL"),
+        (0.1, 0.22, "N° facture FAC75944"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Beaufortin Plomberie SAS")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
