@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
+use unicode_normalization::UnicodeNormalization;
 
 use super::issuer::norm_words;
 use super::line::{Ctx, Found};
@@ -55,11 +56,19 @@ impl Extractor<'_> {
         let first = pages.first()?;
         let addressee = self.addressee_lines(first);
         let domains = domains(pages);
+        // The addressee's names, wherever else they appear (a delivery address beside the
+        // billing one), are the customer's.
+        let customers: HashSet<String> = first
+            .iter()
+            .filter(|c| addressee.contains(&c.order))
+            .flat_map(|c| self.mentions(c))
+            .map(|m| self.name_key(&m.found.value))
+            .collect();
         let mut names: BTreeMap<String, Vec<Mention>> = BTreeMap::new();
         for ctx in first.iter().filter(|c| !addressee.contains(&c.order)) {
             for mention in self.mentions(ctx) {
                 let key = self.name_key(&mention.found.value);
-                if !key.is_empty() {
+                if !key.is_empty() && !customers.contains(&key) {
                     names.entry(key).or_default().push(mention);
                 }
             }
@@ -76,10 +85,13 @@ impl Extractor<'_> {
         let (score, _, _, mentions) = scored.first()?;
         let runner_up = scored.get(1).map_or(0, |s| s.0);
         // The mention to report: one with the legal form, else the first.
+        // The mention to report: the best-read one with the legal form, else the best-read.
+        let read = |m: &&Mention| m.ctx.field(&m.found).confidence;
         let best = mentions
             .iter()
-            .find(|m| m.suffix)
-            .or_else(|| mentions.first())?;
+            .filter(|m| m.suffix)
+            .max_by(|a, b| read(a).total_cmp(&read(b)))
+            .or_else(|| mentions.iter().max_by(|a, b| read(a).total_cmp(&read(b))))?;
         let mut found = Found {
             value: best.found.value.clone(),
             ..best.found
@@ -183,18 +195,21 @@ impl Extractor<'_> {
 
     /// A name's identity: its words without legal forms and document titles.
     fn name_key(&self, name: &str) -> String {
-        let words = norm_words(name);
-        let suffix_words: HashSet<&str> = self
-            .suffixes
-            .iter()
-            .filter(|s| s.len() == 1)
-            .map(|s| s[0].as_str())
-            .collect();
+        let mut words = norm_words(name);
+        // Legal forms of several words first (`Private Limited`), then single ones.
+        let mut forms: Vec<&Vec<String>> = self.suffixes.iter().filter(|s| !s.is_empty()).collect();
+        forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        for form in forms {
+            while let Some(at) = (0..words.len().saturating_sub(form.len() - 1))
+                .find(|&i| words[i..i + form.len()] == form[..])
+            {
+                words.drain(at..at + form.len());
+            }
+        }
         words
             .iter()
-            .filter(|w| !suffix_words.contains(w.as_str()))
             .filter(|w| !self.titles.iter().any(|t| t.len() == 1 && &t[0] == *w))
-            .map(String::as_str)
+            .flat_map(|w| w.nfd().filter(|c| c.is_alphanumeric()))
             .collect()
     }
 
@@ -204,39 +219,47 @@ impl Extractor<'_> {
     fn addressee_lines(&self, page: &[Ctx]) -> HashSet<usize> {
         let mut out = HashSet::new();
         for (i, ctx) in page.iter().enumerate() {
-            let starts_block = if self.is_recipient_label(ctx) {
+            // Where each block starts: under each recipient label of the line (`Invoice to:
+            // ... Deliver to:` heads two columns), or under a sender line.
+            let columns: Vec<f64> = if self.is_recipient_label(ctx) {
                 out.insert(ctx.order);
-                true
+                self.recipients
+                    .hits(ctx.text())
+                    .iter()
+                    .filter_map(|h| ctx.span_x(h.start, h.end).map(|(left, _)| left))
+                    .collect()
+            } else if is_sender_line(ctx.text()) {
+                vec![ctx.bbox().left]
             } else {
-                is_sender_line(ctx.text())
-            };
-            if !starts_block {
                 continue;
-            }
-            let left = ctx.bbox().left;
-            let below = page[i + 1..]
-                .iter()
-                .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > ctx.bbox().top)
-                .take(5);
-            // The addressee's name (the first name below, or the line right after the label),
-            // and its address and reference lines (with digits, or `Kunde: 123`) around it.
-            let mut named = false;
-            for (k, c) in below.enumerate() {
-                let text = c.text();
-                let name = self.looks_like_name(text) || self.name_before_suffix(text).is_some();
-                if name && !named || k == 0 {
-                    named |= name;
-                    out.insert(c.order);
-                } else if !name
-                    && (text.contains(':') || text.chars().any(|ch| ch.is_ascii_digit()))
-                {
-                    out.insert(c.order);
-                } else {
-                    break;
-                }
+            };
+            for left in columns {
+                self.block_below(&page[i + 1..], ctx, left, &mut out);
             }
         }
         out
+    }
+
+    /// The addressee's name (the first name below, or the line right after the label) and
+    /// its address and reference lines (with digits, or `Kunde: 123`), in the column at `left`.
+    fn block_below(&self, below: &[Ctx], head: &Ctx, left: f64, out: &mut HashSet<usize>) {
+        let column = below
+            .iter()
+            .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > head.bbox().top)
+            .take(5);
+        let mut named = false;
+        for (k, c) in column.enumerate() {
+            let text = c.text();
+            let name = self.looks_like_name(text) || self.name_before_suffix(text).is_some();
+            if name && !named || k == 0 {
+                named |= name;
+                out.insert(c.order);
+            } else if !name && (text.contains(':') || text.chars().any(|ch| ch.is_ascii_digit())) {
+                out.insert(c.order);
+            } else {
+                break;
+            }
+        }
     }
 }
 
@@ -266,7 +289,7 @@ fn domains(pages: &[Vec<Ctx>]) -> HashSet<String> {
     for ctx in pages.iter().flatten() {
         for c in host.captures_iter(ctx.text()) {
             let name: String = c[1]
-                .chars()
+                .nfd()
                 .filter(|c| c.is_alphanumeric())
                 .flat_map(char::to_lowercase)
                 .collect();
@@ -278,11 +301,11 @@ fn domains(pages: &[Vec<Ctx>]) -> HashSet<String> {
     out
 }
 
-/// A sender line: a name, then address parts with digits, between separators
-/// (`Acme GmbH | Europa-Allee 1 | 60486 Frankfurt`).
+/// A sender line: a name, then address parts (one with digits), at least three parts between
+/// separators (`Acme GmbH | Europa-Allee 1 | 60486 Frankfurt`; not `New Delhi - 110001`).
 fn is_sender_line(text: &str) -> bool {
     let parts = split_parts(text);
-    parts.len() >= 2
+    parts.len() >= 3
         && parts[1..]
             .iter()
             .any(|(s, e)| text[*s..*e].chars().any(|c| c.is_ascii_digit()))

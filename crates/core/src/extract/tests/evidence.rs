@@ -481,3 +481,76 @@ fn a_web_domain_set_apart_by_ocr_still_vouches_for_the_issuer() {
     );
     assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
 }
+
+#[test]
+fn a_customer_named_under_the_billing_label_is_never_the_issuer_elsewhere_either() {
+    let doc = placed(&[
+        (0.1, 0.06, "Dubreuilh & Rocheblave SAS"),
+        (0.1, 0.09, "106 rue des Tanneurs"),
+        (0.1, 0.23, "Adresse de facturation:"),
+        (0.1, 0.24, "Menuiserie Sauvaget EURL"),
+        (0.1, 0.25, "41 allée des Erables"),
+        (0.6, 0.24, "Menuiserie Sauvaget EURL"),
+        (0.1, 0.30, "N° facture 202609-554"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Dubreuilh & Rocheblave SAS")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
+
+#[test]
+fn each_label_of_a_line_of_addressee_labels_heads_its_own_block() {
+    // `Livré à` is the fourth word of its line (words sit a twentieth apart): its block at 0.25.
+    let mut doc = placed(&[
+        (0.1, 0.06, "Dubreuilh & Rocheblave SAS"),
+        (0.1, 0.09, "106 rue des Tanneurs"),
+        (0.1, 0.23, "Adresse de facturation: Livré à:"),
+        (0.1, 0.24, "Menuiserie Sauvaget EURL"),
+        (0.1, 0.25, "41 allée des Erables"),
+        (0.25, 0.24, "Atelier Sauvaget SARL"),
+        (0.25, 0.25, "12 quai du Port"),
+        (0.1, 0.30, "N° facture 202609-554"),
+    ]);
+    doc.pages[0].lines[2].words[3].bbox.left = 0.25;
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Dubreuilh & Rocheblave SAS")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
+
+#[test]
+fn a_city_and_its_postcode_are_no_sender_line() {
+    let doc = placed(&[
+        (0.1, 0.05, "Bhandarkar Enterprises LLP"),
+        (0.6, 0.08, "Mysuru - 570001"),
+        (0.1, 0.30, "Tax Invoice No: TI-1"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Bhandarkar Enterprises LLP")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
+
+#[test]
+fn one_name_with_two_spellings_of_its_legal_form_is_one_name() {
+    let doc = placed(&[
+        (0.1, 0.05, "PAYMENT RECEIPT"),
+        (0.1, 0.13, "Hotel Details Check In Check Out Rooms"),
+        (0.1, 0.54, "Oravel Stays Pvt. Ltd."),
+        (0.1, 0.66, "New Delhi - 110001"),
+        (0.4, 0.75, "Oravel Stays Private Limited"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer).map(|v| v.starts_with("Oravel Stays")),
+        Some(true)
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
