@@ -14,6 +14,7 @@ mod happy;
 mod hostile;
 mod infra;
 mod ingest_queue;
+mod invoices;
 mod lost_ack;
 mod metrics;
 mod obligations;
