@@ -9,7 +9,7 @@ use super::super::doc::Doc;
 use super::super::rng::Rng;
 use super::blank;
 use super::blocks::{fit, pairs, stack, stack_right, Kit, MARGIN};
-use super::sections::{address, closing, continuation, page_numbers, room, totals, FooterColumns};
+use super::sections::{address, due_and_closing, items_and_totals, page_numbers, FooterColumns};
 use super::table::Table;
 
 /// The pages of `doc` in this layout.
@@ -110,24 +110,10 @@ pub fn render(doc: &Doc, rng: &mut Rng) -> Vec<Page> {
         position: true,
         bottom,
     };
-    let mut pages = vec![page];
-    top = table.draw(doc, &mut pages, top + 10.0, &continuation(doc, kit));
-    let lines = closing(doc);
-    let need = (doc.totals.len() + lines.len() + 3) as f32 * kit.leading();
-    top = room(&mut pages, doc, kit, top + 10.0, need, bottom);
-    let page = pages.last_mut().unwrap();
-    top = totals(
-        page,
-        width * 0.52,
-        table.columns().amount,
-        top,
-        kit,
-        doc,
-        rng.chance(0.3),
-    );
-    let mut after = vec![format!("{} {}", doc.key(&l.due), doc.date(doc.due))];
-    after.extend(lines);
-    stack(page, MARGIN, top + 14.0, right - MARGIN, kit.body(), &after);
+    top += 10.0;
+    let after = due_and_closing(doc);
+    let currency = rng.chance(0.3);
+    let mut pages = items_and_totals(page, doc, &table, top, width * 0.52, currency, &after);
     footer.draw(&mut pages);
     page_numbers(&mut pages, doc, kit);
     pages

@@ -77,8 +77,14 @@ pub fn fit(style: Style, text: &str, width: f32) -> Style {
     }
 }
 
-/// Lines of text set left at x from `top` down, each shrunk to `width`; returns the top below.
-pub fn stack<S: AsRef<str>>(
+/// How a stack sets each of its lines at x and a baseline: `Page::text`, `Page::text_right`
+/// or `Page::text_center`.
+type Set = for<'a> fn(&'a mut Page, f32, f32, Style, &str) -> &'a mut Page;
+
+/// Lines of text set by `set` at x from `top` down, each shrunk to `width`; returns the top
+/// below.
+fn stack_with<S: AsRef<str>>(
+    set: Set,
     page: &mut Page,
     x: f32,
     top: f32,
@@ -88,10 +94,22 @@ pub fn stack<S: AsRef<str>>(
 ) -> f32 {
     let mut top = top;
     for line in lines.iter().map(AsRef::as_ref) {
-        page.text(x, baseline(top, style), fit(style, line, width), line);
+        set(page, x, baseline(top, style), fit(style, line, width), line);
         top += line_height(style);
     }
     top
+}
+
+/// Lines of text set left at x from `top` down, each shrunk to `width`; returns the top below.
+pub fn stack<S: AsRef<str>>(
+    page: &mut Page,
+    x: f32,
+    top: f32,
+    width: f32,
+    style: Style,
+    lines: &[S],
+) -> f32 {
+    stack_with(Page::text, page, x, top, width, style, lines)
 }
 
 /// Lines set right at `right`.
@@ -103,12 +121,7 @@ pub fn stack_right<S: AsRef<str>>(
     style: Style,
     lines: &[S],
 ) -> f32 {
-    let mut top = top;
-    for line in lines.iter().map(AsRef::as_ref) {
-        page.text_right(right, baseline(top, style), fit(style, line, width), line);
-        top += line_height(style);
-    }
-    top
+    stack_with(Page::text_right, page, right, top, width, style, lines)
 }
 
 /// Lines centred on x.
@@ -120,12 +133,7 @@ pub fn stack_center<S: AsRef<str>>(
     style: Style,
     lines: &[S],
 ) -> f32 {
-    let mut top = top;
-    for line in lines.iter().map(AsRef::as_ref) {
-        page.text_center(x, baseline(top, style), fit(style, line, width), line);
-        top += line_height(style);
-    }
-    top
+    stack_with(Page::text_center, page, x, top, width, style, lines)
 }
 
 /// Rows of label and value within `width` from x: labels left, values left-aligned after the

@@ -8,9 +8,7 @@ use super::super::doc::Doc;
 use super::super::rng::Rng;
 use super::blank;
 use super::blocks::{fit, pairs, stack, stack_right, Kit, MARGIN};
-use super::sections::{
-    address, closing, contacts, continuation, legal_footer, page_numbers, room, totals,
-};
+use super::sections::{address, closing, contacts, items_and_totals, legal_footer, page_numbers};
 use super::table::Table;
 
 /// The pages of `doc` in this layout.
@@ -90,33 +88,10 @@ pub fn render(doc: &Doc, rng: &mut Rng) -> Vec<Page> {
         position: rng.chance(0.4),
         bottom,
     };
-    let mut pages = vec![page];
-    let mut top = table.draw(
-        doc,
-        &mut pages,
-        bill.max(top_right) + 26.0,
-        &continuation(doc, kit),
-    );
-    let need = (doc.totals.len() + closing(doc).len() + 2) as f32 * kit.leading();
-    top = room(&mut pages, doc, kit, top + 10.0, need, bottom);
-    let page = pages.last_mut().unwrap();
-    top = totals(
-        page,
-        width * 0.55,
-        table.columns().amount,
-        top,
-        kit,
-        doc,
-        rng.chance(0.5),
-    );
-    stack(
-        page,
-        MARGIN,
-        top + 14.0,
-        right - MARGIN,
-        kit.body(),
-        &closing(doc),
-    );
+    let top = bill.max(top_right) + 26.0;
+    let lines = closing(doc);
+    let currency = rng.chance(0.5);
+    let mut pages = items_and_totals(page, doc, &table, top, width * 0.55, currency, &lines);
     legal_footer(&mut pages, doc, kit);
     page_numbers(&mut pages, doc, kit);
     pages

@@ -8,9 +8,7 @@ use super::super::doc::Doc;
 use super::super::rng::Rng;
 use super::blank;
 use super::blocks::{fit, pairs, stack, Kit, MARGIN};
-use super::sections::{
-    address, closing, contacts, continuation, legal, page_numbers, room, totals,
-};
+use super::sections::{address, contacts, due_and_closing, items_and_totals, legal, page_numbers};
 use super::table::Table;
 
 /// The pages of `doc` in this layout.
@@ -97,30 +95,10 @@ pub fn render(doc: &Doc, rng: &mut Rng) -> Vec<Page> {
         position: rng.chance(0.5),
         bottom,
     };
-    let mut pages = vec![page];
-    let mut top = table.draw(
-        doc,
-        &mut pages,
-        bill.max(fields) + 24.0,
-        &continuation(doc, kit),
-    );
-    let lines = closing(doc);
-    let need = (doc.totals.len() + lines.len() + 3) as f32 * kit.leading();
-    top = room(&mut pages, doc, kit, top + 10.0, need, bottom);
-    let page = pages.last_mut().unwrap();
-    top = totals(
-        page,
-        width * 0.55,
-        table.columns().amount,
-        top,
-        kit,
-        doc,
-        rng.chance(0.5),
-    );
-    let due = format!("{} {}", doc.key(&l.due), doc.date(doc.due));
-    let mut after = vec![due];
-    after.extend(lines);
-    stack(page, MARGIN, top + 14.0, right - MARGIN, kit.body(), &after);
+    let top = bill.max(fields) + 24.0;
+    let after = due_and_closing(doc);
+    let currency = rng.chance(0.5);
+    let mut pages = items_and_totals(page, doc, &table, top, width * 0.55, currency, &after);
     page_numbers(&mut pages, doc, kit);
     pages
 }

@@ -1,11 +1,13 @@
 //! The parts of an invoice that layouts share: address blocks, contact and legal lines, the
-//! totals block, what ends an invoice, the footer, page numbers, and how a page break goes.
+//! totals block, the items with the totals and what ends an invoice under them, the footer,
+//! page numbers, and how a page break goes.
 
 use crate::render::{Font, Page, Style};
 
 use super::super::doc::Doc;
 use super::super::parties::Party;
 use super::blocks::{baseline, fit, line_height, stack, stack_center, wrap, Kit, MARGIN};
+use super::table::Table;
 
 /// An address block: an optional label, the company in bold, an optional "attention" line
 /// with the person, the street and the city. Returns the top below.
@@ -101,6 +103,17 @@ pub fn totals(
         top += line_height(style);
     }
     top
+}
+
+/// The due date, then the closing lines, for layouts that give the due date after the totals.
+pub fn due_and_closing(doc: &Doc) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} {}",
+        doc.key(&doc.labels.due),
+        doc.date(doc.due)
+    )];
+    lines.extend(closing(doc));
+    lines
 }
 
 /// "Page n of m" at the foot of every page, when there is more than one.
@@ -211,6 +224,30 @@ pub fn room(pages: &mut Vec<Page>, doc: &Doc, kit: Kit, top: f32, need: f32, bot
     let top = continuation(doc, kit)(&mut page);
     pages.push(page);
     top
+}
+
+/// The rest of an invoice from `top` of its first `page`: the items `table`, then the totals
+/// block from x to the table's amount column (`currency` as for `totals`) with `lines` under
+/// it, both on a new page if they would pass the table's bottom. Returns the pages.
+pub fn items_and_totals(
+    page: Page,
+    doc: &Doc,
+    table: &Table,
+    top: f32,
+    x: f32,
+    currency: bool,
+    lines: &[String],
+) -> Vec<Page> {
+    let kit = table.kit;
+    let mut pages = vec![page];
+    let top = table.draw(doc, &mut pages, top, &continuation(doc, kit));
+    let need = (doc.totals.len() + lines.len() + 2) as f32 * kit.leading();
+    let top = room(&mut pages, doc, kit, top + 10.0, need, table.bottom);
+    let page = pages.last_mut().unwrap();
+    let top = totals(page, x, table.columns().amount, top, kit, doc, currency);
+    let width = table.right - table.left;
+    stack(page, table.left, top + 14.0, width, kit.body(), lines);
+    pages
 }
 
 /// The issuer's legal lines, joined and centred small above the page number of every page.

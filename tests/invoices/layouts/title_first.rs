@@ -7,9 +7,7 @@ use super::super::doc::Doc;
 use super::super::rng::Rng;
 use super::blank;
 use super::blocks::{fit, pairs, stack, stack_center, Kit, MARGIN};
-use super::sections::{
-    address, closing, contacts, continuation, legal_footer, page_numbers, room, totals,
-};
+use super::sections::{address, closing, contacts, items_and_totals, legal_footer, page_numbers};
 use super::table::Table;
 
 /// The pages of `doc` in this layout.
@@ -124,22 +122,10 @@ pub fn render(doc: &Doc, rng: &mut Rng) -> Vec<Page> {
         position: rng.chance(0.3),
         bottom,
     };
-    let mut pages = vec![page];
-    top = table.draw(doc, &mut pages, a.max(b) + 22.0, &continuation(doc, kit));
+    let top = a.max(b) + 22.0;
     let lines = closing(doc);
-    let need = (doc.totals.len() + lines.len() + 2) as f32 * kit.leading();
-    top = room(&mut pages, doc, kit, top + 10.0, need, bottom);
-    let page = pages.last_mut().unwrap();
-    top = totals(
-        page,
-        width * 0.55,
-        table.columns().amount,
-        top,
-        kit,
-        doc,
-        rng.chance(0.5),
-    );
-    stack(page, MARGIN, top + 14.0, right - MARGIN, kit.body(), &lines);
+    let currency = rng.chance(0.5);
+    let mut pages = items_and_totals(page, doc, &table, top, width * 0.55, currency, &lines);
     legal_footer(&mut pages, doc, kit);
     page_numbers(&mut pages, doc, kit);
     pages
