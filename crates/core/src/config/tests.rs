@@ -25,7 +25,7 @@ fn builtin_config_parses_with_the_committed_thresholds() {
     // when it is loaded
     let config = PipelineConfig::builtin();
     // then the documented values are in force
-    assert_eq!(config.version, "2026-12-05.7");
+    assert_eq!(config.version, PINNED_VERSION);
     assert_eq!(config.ledger.lease_seconds, 10);
     assert_eq!(config.ledger.max_ambiguous_attempts, 3);
     assert_eq!(config.limits.max_document_bytes, 20 * 1024 * 1024);
@@ -54,7 +54,7 @@ fn builtin_config_parses_with_the_committed_thresholds() {
         Some("EUR")
     );
     // and the validation rules know which config version they belong to
-    assert_eq!(config.validation.config_version, "2026-12-05.7");
+    assert_eq!(config.validation.config_version, PINNED_VERSION);
 }
 
 #[test]
@@ -121,9 +121,10 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
     let config = PipelineConfig::builtin();
     assert_eq!(
         (config.version.as_str(), config.fingerprint().as_str()),
-        ("2026-12-05.7", PINNED_FINGERPRINT)
+        (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
+const PINNED_VERSION: &str = "2026-12-05.7";
 const PINNED_FINGERPRINT: &str = "cfg-148ce4fe29721520";
 
 #[test]

@@ -432,4 +432,26 @@ fn odd_text_never_panics() {
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("99/99/9999"));
 }
 
+/// A page of lines placed at (left, top), one word a twentieth of the width apart.
+pub(super) fn placed(lines: &[(f64, f64, &str)]) -> OcrDocument {
+    let mut doc = OcrDocument::from_lines(&lines.iter().map(|l| l.2).collect::<Vec<_>>(), 0.99);
+    for (line, &(left, top, _)) in doc.pages[0].lines.iter_mut().zip(lines) {
+        line.bbox.left = left;
+        line.bbox.top = top;
+        for (j, word) in line.words.iter_mut().enumerate() {
+            word.bbox.left = left + j as f64 * 0.05;
+            word.bbox.width = 0.045;
+            word.bbox.top = top;
+        }
+    }
+    doc
+}
+
+/// The issuer of `doc` is `name`, found from evidence that clearly beats any other name's.
+pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
+    let x = extract(doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some(name));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+}
+
 mod evidence;
