@@ -1,11 +1,12 @@
 //! Where a label's value is when it does not follow the label on its line: in the line beside
 //! it on the same row (a column of labels, a column of values), or below it in its column (a
-//! table's header over its row), found from the OCR's boxes; or, as the OCR orders the lines,
+//! table's header over its rows), found from the OCR's boxes; or, as the OCR orders the lines,
 //! alone on the next line.
 
 use super::labels::Hit;
 use super::line::{Ctx, Found};
-use super::{Extractor, BELOW_LABEL, BESIDE_LABEL, NEXT_LINE};
+use super::{Extractor, BELOW_LABEL, BESIDE_LABEL, NEXT_LINE, ROWS_UNDER_LABEL};
+use crate::model::fields::parse_amount_cents;
 
 /// How far below a label (in its line's heights) a value may stand.
 const BELOW_LINES: f64 = 3.0;
@@ -60,26 +61,53 @@ impl Extractor<'_> {
         } else if !is_header_row(&ctx.text()[hit.end..]) {
             return None;
         }
-        // Below: the nearest line under the label that has a word in the label's column.
-        let below = lines
-            .iter()
-            .filter(|c| c.page() == ctx.page())
-            .filter(|c| {
-                let top = c.bbox().top;
-                top > b.top + h / 2.0 && top < b.top + h * (1.0 + BELOW_LINES)
-            })
-            .filter_map(|c| Some((c, c.word_at_x(left, right)?)))
-            .min_by(|(a, _), (b, _)| a.bbox().top.total_cmp(&b.bbox().top));
-        let (c, at) = below?;
-        let mut f = same(c, at)?;
-        // The value must start in the label's column, not in the next one.
-        let (vl, _) = c.span_x(f.start, f.end)?;
-        if vl > right + SLACK {
-            return None;
+        // Below: the column of values under the label, one row after another.
+        let mut rows: Vec<(Found, &'p Ctx<'p>)> = vec![];
+        let mut above = b.top;
+        loop {
+            let below = lines
+                .iter()
+                .filter(|c| c.page() == ctx.page())
+                .filter(|c| {
+                    let top = c.bbox().top;
+                    top > above + h / 2.0 && top < above + h * (1.0 + BELOW_LINES)
+                })
+                .filter_map(|c| Some((c, c.word_at_x(left, right)?)))
+                .min_by(|(a, _), (b, _)| a.bbox().top.total_cmp(&b.bbox().top));
+            let Some((c, at)) = below else { break };
+            let Some(mut f) = same(c, at) else { break };
+            // The value must start in the label's column, not in the next one.
+            match c.span_x(f.start, f.end) {
+                Some((vl, _)) if vl <= right + SLACK => {}
+                _ => break,
+            }
+            f.quality *= BELOW_LABEL;
+            rows.push((f, c));
+            above = c.bbox().top;
         }
-        f.quality *= BELOW_LABEL;
-        Some((f, c))
+        pick_row(rows)
     }
+}
+
+/// The value of a column of rows under a label: the last row when it is the sum of the rows
+/// above it (a table's total row: `382.47`, `136.52`, `518.99`); else the first row, less
+/// surely when other rows show other values (which row the label means is a person's call).
+fn pick_row<'p>(mut rows: Vec<(Found, &'p Ctx<'p>)>) -> Option<(Found, &'p Ctx<'p>)> {
+    let cents: Option<Vec<i128>> = rows
+        .iter()
+        .map(|(f, _)| parse_amount_cents(&f.value))
+        .collect();
+    if let Some([above @ .., last]) = cents.as_deref() {
+        if above.len() >= 2 && above.iter().sum::<i128>() == *last {
+            return rows.pop();
+        }
+    }
+    let agree = rows.iter().all(|(f, _)| f.value == rows[0].0.value);
+    let (mut first, c) = rows.into_iter().next()?;
+    if !agree {
+        first.quality *= ROWS_UNDER_LABEL;
+    }
+    Some((first, c))
 }
 
 /// Whether the text after a label reads as the rest of a table's header row: other column

@@ -44,6 +44,8 @@ const NEXT_LINE: f64 = 0.95;
 const BESIDE_LABEL: f64 = 0.95;
 /// The value stands below its label in the label's column (a table's header over its row).
 const BELOW_LABEL: f64 = 0.9;
+/// Several rows under a label show different values and none sums the others: the first one.
+const ROWS_UNDER_LABEL: f64 = 0.75;
 /// Numeric date readable both ways (`03/04/2026`), read with the configured order.
 const AMBIGUOUS_DATE: f64 = 0.7;
 /// Numeric date readable both ways, read in the order the document's other dates show

@@ -455,3 +455,4 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 }
 
 mod evidence;
+mod tables;
