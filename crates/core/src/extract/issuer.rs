@@ -1,16 +1,19 @@
 //! The issuer: behind an explicit label (`From:`, `Seller:`) at the start of a line, or else from
 //! the evidence on the first page (`letterhead.rs`); what an organisation name looks like.
 
+use unicode_normalization::UnicodeNormalization;
+
 use super::labels::first_preferred;
 use super::line::{Ctx, Found};
 use super::Extractor;
 use crate::model::fields::Field;
 
-/// Lower-case words of a text with only letters and digits kept (`Co.,` → `co`).
+/// Lower-case words of a text with only letters and digits kept, without accents (`Co.,` →
+/// `co`, `(haftungsbeschränkt)` → `haftungsbeschrankt`): OCR often drops them.
 pub(super) fn norm_words(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || c == ',')
         .map(|w| {
-            w.chars()
+            w.nfd()
                 .filter(|c| c.is_alphanumeric())
                 .flat_map(char::to_lowercase)
                 .collect::<String>()

@@ -84,7 +84,6 @@ impl Extractor<'_> {
         scored.sort_by_key(|(score, order, _, _)| (std::cmp::Reverse(*score), *order));
         let (score, _, _, mentions) = scored.first()?;
         let runner_up = scored.get(1).map_or(0, |s| s.0);
-        // The mention to report: one with the legal form, else the first.
         // The mention to report: the best-read one with the legal form, else the best-read.
         let read = |m: &&Mention| m.ctx.field(&m.found).confidence;
         let best = mentions
@@ -147,17 +146,11 @@ impl Extractor<'_> {
             .map(|w| (w.as_ptr() as usize - part.as_ptr() as usize, w))
             .collect();
         let normed: Vec<String> = words.iter().map(|(_, w)| norm_words(w).concat()).collect();
-        for end in 1..words.len() {
-            let Some(len) = self
-                .suffixes
-                .iter()
-                .filter(|s| !s.is_empty() && s.len() <= end)
-                .find(|s| normed[end + 1 - s.len()..=end] == s[..])
-                .map(Vec::len)
-            else {
+        for suffix_start in 1..words.len() {
+            let Some(len) = self.legal_form_at(&normed[suffix_start..]) else {
                 continue;
             };
-            let suffix_start = end + 1 - len;
+            let end = suffix_start + len - 1;
             if end + 1 == words.len() && suffix_start > 0 && suffix_start <= NAME_WORDS {
                 // The whole part is the name (`Au bon moulin SARL`).
                 let (e, w) = words[end];
@@ -171,6 +164,10 @@ impl Extractor<'_> {
                 }
                 first -= 1;
             }
+            // A name starts with a name, not a connector (`... y Valdeoro S.L.`).
+            while first < suffix_start && is_connector(words[first].1) {
+                first += 1;
+            }
             if first == suffix_start {
                 continue; // a legal form alone (`GmbH ae`) names nobody
             }
@@ -180,6 +177,28 @@ impl Extractor<'_> {
             return Some((s, e));
         }
         None
+    }
+
+    /// How many of `words` (normalized) the longest legal form at their start spans
+    /// (`GmbH & Co. KG` over `GmbH`; a word of punctuation alone, `&`, is passed over).
+    fn legal_form_at(&self, words: &[String]) -> Option<usize> {
+        self.suffixes
+            .iter()
+            .filter(|form| !form.is_empty() && words.first() == form.first())
+            .filter_map(|form| {
+                let mut at = 0;
+                for part in form {
+                    while words.get(at).is_some_and(String::is_empty) {
+                        at += 1;
+                    }
+                    if words.get(at) != Some(part) {
+                        return None;
+                    }
+                    at += 1;
+                }
+                Some(at)
+            })
+            .max()
     }
 
     /// An organisation-shaped text that is not a title, a label (`Name:`) or contact details.
@@ -264,7 +283,7 @@ impl Extractor<'_> {
 }
 
 /// What vouches for a name, summed.
-fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<String>) -> u32 {
+fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<Vec<String>>) -> u32 {
     let lines: HashSet<usize> = mentions.iter().map(|m| m.ctx.order).collect();
     let any = |f: &dyn Fn(&Mention) -> bool| mentions.iter().any(f);
     let mut score = 0;
@@ -272,29 +291,53 @@ fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<String>) -> u32 {
     score += 2 * u32::from(any(&|m| m.sender));
     // Mentioned twice, once at least as a company (a repeated heading is no name).
     score += 2 * u32::from(lines.len() >= 2 && any(&|m| m.suffix || m.sender));
-    score += 2 * u32::from(domains.iter().any(|d| key.starts_with(d.as_str())));
+    score += 2 * u32::from(spelled(key, domains));
     score += u32::from(any(&|m| m.ctx.bbox().top < LETTERHEAD_BOTTOM));
     score += u32::from(any(&|m| m.ctx.bbox().top > FOOTER_TOP));
     score
 }
 
-/// The distinctive part of every web and e-mail domain of the document (`hetzner` of
-/// `www.hetzner.de` and `info@hetzner.de`; OCR may set the `@` or `www.` apart).
-fn domains(pages: &[Vec<Ctx>]) -> HashSet<String> {
+/// Whether a domain of the document spells the name `key`: its parts, in order (`acme` and
+/// `tools` of `acme-tools` in `acmepowertools`), or its parts joined start it.
+fn spelled(key: &str, domains: &HashSet<Vec<String>>) -> bool {
+    domains.iter().any(|parts| {
+        let mut rest = key;
+        key.starts_with(&parts.concat())
+            || parts.iter().all(|p| match rest.find(p.as_str()) {
+                Some(at) => {
+                    rest = &rest[at + p.len()..];
+                    true
+                }
+                None => false,
+            })
+    })
+}
+
+/// The distinctive part of every web and e-mail domain of the document, as its hyphenated
+/// parts (`hetzner` of `www.hetzner.de` and `info@hetzner.de`, `acme`, `tools` of
+/// `acme-tools.com`; OCR may set the `@` or `www.` apart).
+fn domains(pages: &[Vec<Ctx>]) -> HashSet<Vec<String>> {
     static HOST: OnceLock<Regex> = OnceLock::new();
     let host = HOST.get_or_init(|| {
-        Regex::new(r"(?i)(?:@|\bwww\.|://)\s?([a-z0-9][a-z0-9-]*)\.").expect("static regex")
+        Regex::new(r"(?i)(?:@|\bwww\.|://(?:www\.)?)\s?([a-z0-9][a-z0-9-]*)\.")
+            .expect("static regex")
     });
     let mut out = HashSet::new();
     for ctx in pages.iter().flatten() {
         for c in host.captures_iter(ctx.text()) {
-            let name: String = c[1]
-                .nfd()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
+            let parts: Vec<String> = c[1]
+                .split('-')
+                .map(|p| {
+                    p.nfd()
+                        .filter(|c| c.is_alphanumeric())
+                        .flat_map(char::to_lowercase)
+                        .collect::<String>()
+                })
+                .filter(|p| !p.is_empty())
                 .collect();
+            let name = parts.concat();
             if name.len() >= 3 && name != "www" && !GENERIC_DOMAINS.contains(&name.as_str()) {
-                out.insert(name);
+                out.insert(parts);
             }
         }
     }
@@ -340,13 +383,24 @@ fn split_parts(text: &str) -> Vec<(usize, usize)> {
 /// A word that can belong to a name: with a capital (`e-Luscious`), digit-led (`3M`), `&`, or
 /// a short connector.
 fn name_word(w: &str) -> bool {
-    const CONNECTORS: &[&str] = &[
-        "and", "of", "the", "und", "de", "du", "la", "le", "et", "van", "von", "&", "+",
-    ];
-    let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
-    CONNECTORS.contains(&core)
+    let core = name_core(w);
+    is_connector(w)
         || core.chars().any(char::is_uppercase)
         || core.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+/// A short word that joins the words of a name (`and`, `&`, `y`, `van`), in lower case.
+fn is_connector(w: &str) -> bool {
+    const CONNECTORS: &[&str] = &[
+        "and", "of", "the", "und", "de", "du", "la", "le", "et", "van", "von", "&", "+", "y", "e",
+        "en", "del", "di", "der",
+    ];
+    CONNECTORS.contains(&name_core(w))
+}
+
+/// A word without the punctuation around it (`&` and `+` kept).
+fn name_core(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+')
 }
 
 fn found(text: &str, start: usize, end: usize) -> Found {

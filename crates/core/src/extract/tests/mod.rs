@@ -455,4 +455,5 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 }
 
 mod evidence;
+mod names;
 mod tables;

@@ -1,0 +1,58 @@
+//! Organisation names as invoices print them: legal forms of several words, names joined by
+//! a connector, and web domains that spell a name in parts.
+
+use super::*;
+
+#[test]
+fn the_longest_legal_form_ends_the_name() {
+    for (line, name) in [
+        (
+            "Haustechnik Wiesentaler UG (haftungsbeschrankt) Telefon: +49 576 8410-37",
+            "Haustechnik Wiesentaler UG (haftungsbeschrankt)",
+        ),
+        (
+            "Werkzeugbau Acme GmbH & Co. KG Telefon: +49 30 123456",
+            "Werkzeugbau Acme GmbH & Co. KG",
+        ),
+    ] {
+        let x = run(&[line, "Rechnungsnummer: 4711"]);
+        assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
+    }
+}
+
+#[test]
+fn a_connector_joins_the_words_of_a_name_but_never_starts_one() {
+    let x = run(&[
+        "Arrietxe y Valdeoro S.L.U. Factura",
+        "Número de factura: 2025-A7333",
+    ]);
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Arrietxe y Valdeoro S.L.U.")
+    );
+    let x = run(&[
+        "Número de factura: 2025-A7333",
+        "Pago por transferencia a favor de Valdeoro S.L.",
+    ]);
+    assert_eq!(value(&x, FieldName::Issuer), Some("Valdeoro S.L."));
+}
+
+#[test]
+fn a_domain_spells_a_name_in_its_parts() {
+    // Both names have a legal form and sit in the letterhead: the domain decides.
+    let doc = placed(&[
+        (0.1, 0.11, "Ashcombe IT Services Ltd"),
+        (0.6, 0.11, "Brightwell Foods Ltd"),
+        (0.1, 0.17, "Web www.ashcombe-services.example"),
+        (0.1, 0.30, "Invoice No: 1042"),
+    ]);
+    assert_clear_issuer(&doc, "Ashcombe IT Services Ltd");
+    // A web address with its scheme spells it too.
+    let doc = placed(&[
+        (0.1, 0.11, "Ashcombe IT Services Ltd"),
+        (0.6, 0.11, "Brightwell Foods Ltd"),
+        (0.1, 0.17, "Help: https://www.brightwell-foods.example/help"),
+        (0.1, 0.30, "Invoice No: 1042"),
+    ]);
+    assert_clear_issuer(&doc, "Brightwell Foods Ltd");
+}
