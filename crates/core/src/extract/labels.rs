@@ -102,7 +102,8 @@ impl Labels {
 
 /// A phrase matched case- and accent-insensitively as whole words, with any run of spaces or
 /// punctuation between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`;
-/// `Fälligkeitsdatum` matches an OCR's `Falligkeitsdatum`, `Net à payer` a `NET A PAYER`). Hand-written rather
+/// `Fälligkeitsdatum` matches an OCR's `Falligkeitsdatum` and a `Fälligkeits-Datum`, `Net à
+/// payer` a `NET A PAYER`, `Nº Factura` an OCR's `N2 Factura`). Hand-written rather
 /// than a regex per label: labels come from the config at run time, and compiling a hundred
 /// Unicode case-insensitive regexes for every document costs more than the whole extraction.
 struct Phrase {
@@ -159,6 +160,20 @@ impl Phrase {
             let mut end = pos;
             while j < word.len() {
                 let (offset, c) = chars.next()?;
+                if c == '-' && j > 0 && word[j - 1].is_alphabetic() && word[j].is_alphabetic() {
+                    continue; // a compound written with a hyphen (`Beleg-Datum`, `Belegdatum`)
+                }
+                let after = pos + offset + c.len_utf8();
+                if matches!(word[j], '°' | 'º')
+                    && matches!(c, '2' | 'o' | 'O' | '0')
+                    && !text[after..].starts_with(char::is_alphanumeric)
+                {
+                    // OCR reads the ordinal sign as a look-alike (`N2 Factura`, `Factura no`),
+                    // but `N2026/17` is a number.
+                    j += 1;
+                    end = after;
+                    continue;
+                }
                 for lower in fold(c) {
                     if word.get(j) != Some(&lower) {
                         return None;

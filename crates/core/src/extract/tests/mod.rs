@@ -455,5 +455,6 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 }
 
 mod evidence;
+mod labels;
 mod names;
 mod tables;

@@ -1,6 +1,4 @@
-//! Values in tables and beside labels of another document: the total row under a column of
-//! amounts, the invoice's own currency beside the tax's, an associated invoice's number and
-//! date.
+//! Values in tables: the total row under a column of amounts.
 
 use super::*;
 
@@ -28,41 +26,4 @@ fn a_column_of_amounts_gives_its_total_row_when_it_sums_the_rows_above() {
         confidence(&x, FieldName::TotalAmount),
         0.99 * BELOW_LABEL * ROWS_UNDER_LABEL,
     );
-}
-
-#[test]
-fn the_invoices_currency_wins_over_the_currency_its_tax_is_booked_in() {
-    let x = run(&[
-        "Rohstoff AG",
-        "Rechnungsnummer: 47110815",
-        "Währung der Umsatzsteuerbuchung : EUR",
-        "Rechnungswährung : GBP",
-        "Zahlbetrag 521,91",
-    ]);
-    assert_eq!(value(&x, FieldName::Currency), Some("GBP"));
-    assert_close(confidence(&x, FieldName::Currency), 0.99);
-}
-
-#[test]
-fn an_associated_invoices_number_and_date_are_not_the_invoices() {
-    let x = run(&[
-        "Le Fournisseur SARL",
-        "N° de facture associée : F20260003",
-        "Date de facture associée : 01/01/2026",
-        "N° de facture : F20260023",
-        "Date de facture : 31/01/2026",
-        "Net à payer 104,90 €",
-    ]);
-    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("F20260023"));
-    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-01-31"));
-    let x = run(&[
-        "Acme Supply Ltd",
-        "Credit Note",
-        "Original Invoice Number: INV-0991",
-        "Original Invoice Date: 2 January 2026",
-        "Invoice Number: CN-1002",
-        "Invoice Date: 15 January 2026",
-    ]);
-    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("CN-1002"));
-    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-01-15"));
 }

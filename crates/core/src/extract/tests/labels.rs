@@ -1,0 +1,74 @@
+//! How labels are read as printed: the invoice's own label over another document's or the
+//! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike.
+
+use super::*;
+
+#[test]
+fn the_invoices_currency_wins_over_the_currency_its_tax_is_booked_in() {
+    let x = run(&[
+        "Rohstoff AG",
+        "Rechnungsnummer: 47110815",
+        "Währung der Umsatzsteuerbuchung : EUR",
+        "Rechnungswährung : GBP",
+        "Zahlbetrag 521,91",
+    ]);
+    assert_eq!(value(&x, FieldName::Currency), Some("GBP"));
+    assert_close(confidence(&x, FieldName::Currency), 0.99);
+}
+
+#[test]
+fn an_associated_invoices_number_and_date_are_not_the_invoices() {
+    let x = run(&[
+        "Le Fournisseur SARL",
+        "N° de facture associée : F20260003",
+        "Date de facture associée : 01/01/2026",
+        "N° de facture : F20260023",
+        "Date de facture : 31/01/2026",
+        "Net à payer 104,90 €",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("F20260023"));
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-01-31"));
+    let x = run(&[
+        "Acme Supply Ltd",
+        "Credit Note",
+        "Original Invoice Number: INV-0991",
+        "Original Invoice Date: 2 January 2026",
+        "Invoice Number: CN-1002",
+        "Invoice Date: 15 January 2026",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("CN-1002"));
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-01-15"));
+}
+
+#[test]
+fn a_compound_label_written_with_a_hyphen_is_the_label() {
+    let x = run(&[
+        "Musterlieferant GmbH",
+        "Beleg-Nr : R87654321012345",
+        "Beleg-Datum : 06.08.2013",
+        "Leistungs-Datum : 05.08.2013",
+        "Endbetrag 518,99 EUR",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2013-08-06"));
+    // `Belegdatum`, not the generic `Datum` beside other dates.
+    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99);
+}
+
+#[test]
+fn the_ordinal_sign_read_as_a_look_alike_still_makes_the_label() {
+    for line in [
+        "N2 Factura: A-2025/932",
+        "Factura n2 A-2025/932",
+        "Factura no A-2025/932",
+    ] {
+        let x = run(&["Suministros Ibéricos S.A.", line]);
+        assert_eq!(
+            value(&x, FieldName::InvoiceNumber),
+            Some("A-2025/932"),
+            "{line}"
+        );
+    }
+    // A digit glued to the `N` is the number's, not the sign's.
+    let x = run(&["Suministros Ibéricos S.A.", "Factura N2026/17"]);
+    assert_ne!(value(&x, FieldName::InvoiceNumber), Some("026/17"));
+}
