@@ -215,7 +215,7 @@ impl Extractor<'_> {
     /// Candidates for a labelled field: for each line, the most preferred label whose value is
     /// found after it on the same line (`same`), or beside or below it, or alone on the next
     /// line (`next`; [`Extractor::off_the_line`]), unless an exclusion phrase overlaps the label
-    /// or the text between label and value.
+    /// or the text between label and a value on its line.
     pub(super) fn labelled<'p>(
         &self,
         pages: &'p [Vec<Ctx<'p>>],
@@ -246,7 +246,8 @@ impl Extractor<'_> {
                             (f, ctx)
                         }
                         None => {
-                            if labels.excluded_beyond(text, Some(&hit), hit.start, text.len()) {
+                            // Off the line: the rest of the line is other columns' names.
+                            if labels.excluded_beyond(text, Some(&hit), hit.start, hit.end) {
                                 continue;
                             }
                             let alone = text[from..].trim().is_empty();

@@ -112,14 +112,15 @@ fn pick_row<'p>(mut rows: Vec<(Found, &'p Ctx<'p>)>) -> Option<(Found, &'p Ctx<'
 
 /// Whether the text after a label reads as the rest of a table's header row: other column
 /// names, no figures (a value that failed to read, `CP -88412`, is no header), not a sentence
-/// (`... die Rechnungsnummer an.`).
+/// (`... die Rechnungsnummer an.`, `please quote it with your payment`; column names may have
+/// lower-case words, `Fecha de vencimiento`, `Scadenza pagamento`, but not mostly).
 fn is_header_row(rest: &str) -> bool {
     let rest = rest.trim();
-    let sentence = rest.ends_with('.') && rest.split_whitespace().count() >= 2
-        || rest
-            .split_whitespace()
-            .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
-            .count()
-            >= 3;
+    let words = rest.split_whitespace().count();
+    let lower = rest
+        .split_whitespace()
+        .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
+        .count();
+    let sentence = rest.ends_with('.') && words >= 2 || lower >= 3 && 2 * lower > words;
     !sentence && !rest.chars().any(|c| c.is_ascii_digit())
 }
