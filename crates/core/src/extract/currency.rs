@@ -1,6 +1,6 @@
 //! The currency: ISO codes and configured symbols in the text; the field from its label, else
-//! the total's line, else the mentions elsewhere in the document (surer when several agree),
-//! else the issuer's country's.
+//! the total's line, else the mentions elsewhere in the document (surer when several agree; the
+//! issuer's country's among them when they disagree), else the issuer's country's.
 
 use std::collections::BTreeMap;
 
@@ -73,9 +73,17 @@ impl Extractor<'_> {
         let Some(top) = counts.values().copied().max() else {
             return self.currency_of_country(pages);
         };
-        let (ctx, c) = mentions
-            .iter()
-            .find(|(_, c)| counts[c.code.as_str()] == top)?;
+        // Mentions that disagree (`Rs -40.00` and a stray `$`): the issuer's country's
+        // currency among them, else the most frequent.
+        let country = (counts.len() > 1)
+            .then(|| self.currency_of_country(pages))
+            .flatten()
+            .map(|f| f.value)
+            .filter(|code| counts.contains_key(code.as_str()));
+        let (ctx, c) = mentions.iter().find(|(_, c)| match &country {
+            Some(code) => &c.code == code,
+            None => counts[c.code.as_str()] == top,
+        })?;
         let mut f = found(c);
         f.quality *= match counts.len() {
             1 if top >= 2 => CURRENCY_AGREED,

@@ -1,5 +1,6 @@
 //! How labels are read as printed: the invoice's own label over another document's or the
-//! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike.
+//! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike; and the
+//! currency when the document's mentions disagree.
 
 use super::*;
 
@@ -71,4 +72,21 @@ fn the_ordinal_sign_read_as_a_look_alike_still_makes_the_label() {
     // A digit glued to the `N` is the number's, not the sign's.
     let x = run(&["Suministros Ibéricos S.A.", "Factura N2026/17"]);
     assert_ne!(value(&x, FieldName::InvoiceNumber), Some("026/17"));
+}
+
+#[test]
+fn mentions_that_disagree_give_the_issuers_countrys_currency() {
+    let x = run(&[
+        "WS Retail Services Pvt. Ltd.",
+        "Bangalore, Karnataka, India - 560067",
+        "Invoice No: BLR-982590",
+        "Price is inclusive of Promotional Discount of Rs -40.00",
+        "Grand Total = 319.00",
+        "PL: | Pack: Bx | S$: $132415345",
+    ]);
+    assert_eq!(value(&x, FieldName::Currency), Some("INR"));
+    assert_close(
+        confidence(&x, FieldName::Currency),
+        0.99 * CURRENCY_SYMBOL * CURRENCY_CONFLICT,
+    );
 }
