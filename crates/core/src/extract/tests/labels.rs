@@ -90,3 +90,16 @@ fn mentions_that_disagree_give_the_issuers_countrys_currency() {
         0.99 * CURRENCY_SYMBOL * CURRENCY_CONFLICT,
     );
 }
+
+#[test]
+fn the_french_sum_to_pay_is_the_amount_to_pay() {
+    let x = run(&[
+        "Free SAS",
+        "Facture n°562044387 du 02 Juillet 2015",
+        "Total facture 24.99 5.00 29.99",
+        "Somme à payer 29.99 € TTC",
+        "Total facture 24.99 29.99",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("29.99"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+}
