@@ -26,19 +26,25 @@ pub(super) fn norm_words(text: &str) -> Vec<String> {
 /// starts with a capital or contains one (`eBay`), except short connectors (`Smith & Sons`,
 /// `Bank of Ireland`, `Müller und Söhne`); no `!` or `?`; at most eight words.
 pub(super) fn org_shaped(text: &str) -> bool {
-    const CONNECTORS: &[&str] = &[
-        "and", "of", "the", "for", "und", "der", "die", "des", "de", "du", "la", "le", "et", "van",
-        "von", "den", "y", "e",
-    ];
     let words: Vec<&str> = text.split_whitespace().collect();
     words.len() <= 8
         && !text.contains(['!', '?'])
         && words.iter().all(|w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            !w.chars().next().is_some_and(char::is_alphabetic)
-                || w.chars().any(char::is_uppercase)
-                || CONNECTORS.contains(&w)
+            let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !core.chars().next().is_some_and(char::is_alphabetic)
+                || core.chars().any(char::is_uppercase)
+                || is_connector(w)
         })
+}
+
+/// A short word that joins the words of a name (`and`, `&`, `y`, `van`), in lower case.
+pub(super) fn is_connector(w: &str) -> bool {
+    const CONNECTORS: &[&str] = &[
+        "and", "of", "the", "for", "und", "der", "die", "des", "den", "de", "du", "la", "le", "et",
+        "van", "von", "y", "e", "en", "del", "di", "&", "+",
+    ];
+    let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
+    CONNECTORS.contains(&core)
 }
 
 fn letters(text: &str) -> usize {
@@ -93,7 +99,6 @@ impl Extractor<'_> {
         })
     }
 
-    /// `Bill To`, `Ship To:` and the like at the start of a line, followed by nothing or `:`.
     /// `Bill To`, `ATTN: Globex`: a recipient label at the start of the line, followed by
     /// nothing or `:`; or a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
     pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {

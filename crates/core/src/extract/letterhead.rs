@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-use super::issuer::norm_words;
+use super::issuer::{is_connector, norm_words};
 use super::line::{Ctx, Found};
 use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
 use crate::model::fields::Field;
@@ -383,24 +383,10 @@ fn split_parts(text: &str) -> Vec<(usize, usize)> {
 /// A word that can belong to a name: with a capital (`e-Luscious`), digit-led (`3M`), `&`, or
 /// a short connector.
 fn name_word(w: &str) -> bool {
-    let core = name_core(w);
+    let core = w.trim_matches(|c: char| !c.is_alphanumeric());
     is_connector(w)
         || core.chars().any(char::is_uppercase)
         || core.chars().next().is_some_and(|c| c.is_ascii_digit())
-}
-
-/// A short word that joins the words of a name (`and`, `&`, `y`, `van`), in lower case.
-fn is_connector(w: &str) -> bool {
-    const CONNECTORS: &[&str] = &[
-        "and", "of", "the", "und", "de", "du", "la", "le", "et", "van", "von", "&", "+", "y", "e",
-        "en", "del", "di", "der",
-    ];
-    CONNECTORS.contains(&name_core(w))
-}
-
-/// A word without the punctuation around it (`&` and `+` kept).
-fn name_core(w: &str) -> &str {
-    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+')
 }
 
 fn found(text: &str, start: usize, end: usize) -> Found {
