@@ -204,11 +204,16 @@ pub(super) fn skip_separators(text: &str, from: usize) -> usize {
 }
 
 /// The candidate of the most preferred label, the first in the document among equals.
-pub(super) fn first_preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Field> {
+pub(super) fn preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Candidate> {
     candidates
         .into_iter()
         .min_by_key(|(c, _)| (c.priority, c.order))
-        .map(|(c, _)| c.field)
+        .map(|(c, _)| c)
+}
+
+/// The field of the most preferred label's candidate ([`preferred`]).
+pub(super) fn first_preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Field> {
+    preferred(candidates).map(|c| c.field)
 }
 
 impl Extractor<'_> {

@@ -2,7 +2,7 @@
 //! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`).
 
 use super::issuer::norm_words;
-use super::labels::first_preferred;
+use super::labels::preferred;
 use super::line::{Ctx, Found};
 use super::{Extractor, GENERIC_NUMBER, TITLE_NUMBER};
 use crate::model::fields::Field;
@@ -54,22 +54,20 @@ impl Extractor<'_> {
                 .then(|| token(text, 0))
                 .flatten()
         };
-        let labelled = self.labelled(pages, &self.number, false, same, next);
-        let generic = labelled
-            .iter()
-            .min_by_key(|(c, _)| (c.priority, c.order))
-            .is_some_and(|(c, _)| self.number.is_generic(c.priority));
+        let best = preferred(self.labelled(pages, &self.number, false, same, next));
         let after_title = || self.number_after_title(pages.first()?);
-        if !generic {
-            return first_preferred(labelled).or_else(after_title);
+        match best {
+            Some(c) if !self.number.is_generic(c.priority) => Some(c.field),
+            // A generic label (`Nummer 50417`) names a number, but of what is the reader's
+            // call: the number after the title is the invoice's, else the generic one, less
+            // surely.
+            Some(c) => after_title().or_else(|| {
+                let mut field = c.field;
+                field.confidence *= GENERIC_NUMBER;
+                Some(field)
+            }),
+            None => after_title(),
         }
-        // A generic label (`Nummer 50417`) names a number, but of what is the reader's call:
-        // the number after the title is the invoice's, else the generic one, less surely.
-        after_title().or_else(|| {
-            let mut field = first_preferred(labelled)?;
-            field.confidence *= GENERIC_NUMBER;
-            Some(field)
-        })
     }
 
     /// The first line of page 1 that starts with a document title followed by a number.
