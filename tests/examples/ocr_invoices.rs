@@ -10,66 +10,35 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use aws_sdk_textract::types::{DocumentLocation, JobStatus, S3Object};
+use clap::Parser;
 use docket_e2e::util;
 use serde_json::json;
 
 const BUCKET: &str = "docket-eval-ocr";
-const USAGE: &str = "\
-ocr_invoices: the normalized OCR of every evaluation invoice, from the local Textract
-
-Usage: cargo run -p docket-e2e --example ocr_invoices -- [OPTIONS]
-
-Options:
-  --dir DIR        the evaluation set [default: tests/fixtures/invoices]
-  --only TEXT      only invoices whose folder path contains TEXT
-  --force          read again the invoices that already have an ocr.json
-  --output FORMAT  text (a line an invoice as it goes) or json (a summary at the end)
-  -h, --help       this text
-
-Needs a running local AWS (make localstack-up; AWS_ENDPOINT_URL names it).";
-
+/// The normalized OCR of every evaluation invoice, from the local Textract.
+#[derive(Parser)]
+#[command(
+    name = "ocr_invoices",
+    after_help = "Needs a running local AWS (make localstack-up; AWS_ENDPOINT_URL names it)."
+)]
 struct Args {
-    dir: PathBuf,
+    /// The evaluation set [default: tests/fixtures/invoices].
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Only invoices whose folder path contains TEXT.
+    #[arg(long, value_name = "TEXT")]
     only: Option<String>,
+    /// Read again the invoices that already have an ocr.json.
+    #[arg(long)]
     force: bool,
-    json: bool,
-}
-
-fn args() -> Args {
-    let mut out = Args {
-        dir: util::workspace_root().join("tests/fixtures/invoices"),
-        only: None,
-        force: false,
-        json: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .unwrap_or_else(|| fail(&format!("{name} needs a value")))
-        };
-        match arg.as_str() {
-            "--dir" => out.dir = PathBuf::from(value("--dir")),
-            "--only" => out.only = Some(value("--only")),
-            "--force" => out.force = true,
-            "--output" => match value("--output").as_str() {
-                "json" => out.json = true,
-                "text" => out.json = false,
-                other => fail(&format!("--output is text or json, not {other}")),
-            },
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => fail(&format!("unknown argument {other}")),
-        }
-    }
-    out
+    /// text (a line an invoice as it goes) or json (a summary at the end).
+    #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+    output: String,
 }
 
 fn fail(message: &str) -> ! {
-    eprintln!("ocr_invoices: {message}\n\n{USAGE}");
-    std::process::exit(2);
+    eprintln!("ocr_invoices: {message}");
+    std::process::exit(1);
 }
 
 /// Every `<set>/<id>/document.*` under `dir`, sorted.
@@ -99,7 +68,11 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
 
 #[tokio::main]
 async fn main() {
-    let args = args();
+    let args = Args::parse();
+    let dir = args
+        .dir
+        .unwrap_or_else(|| util::workspace_root().join("tests/fixtures/invoices"));
+    let json = args.output == "json";
     let cfg = util::aws().await;
     let s3 = util::s3(&cfg);
     let textract = aws_sdk_textract::Client::new(&cfg);
@@ -114,7 +87,7 @@ async fn main() {
         }
     }
 
-    let all = documents(&args.dir);
+    let all = documents(&dir);
     let todo: Vec<&PathBuf> = all
         .iter()
         .filter(|p| {
@@ -129,7 +102,7 @@ async fn main() {
     for (n, path) in todo.iter().enumerate() {
         let started = Instant::now();
         let key = path
-            .strip_prefix(&args.dir)
+            .strip_prefix(&dir)
             .unwrap_or(path)
             .to_string_lossy()
             .to_string();
@@ -147,7 +120,7 @@ async fn main() {
         text.push('\n');
         std::fs::write(&out, text).expect("write ocr.json");
         let lines: usize = doc.pages.iter().map(|p| p.lines.len()).sum();
-        if !args.json {
+        if !json {
             println!(
                 "[{}/{}] {key}: {} page(s), {lines} lines, {:.1} s",
                 n + 1,
@@ -158,7 +131,7 @@ async fn main() {
         }
         written.push(json!({"document": key, "pages": doc.pages.len(), "lines": lines}));
     }
-    if args.json {
+    if json {
         let summary = json!({"found": all.len(), "written": written});
         println!("{}", serde_json::to_string_pretty(&summary).unwrap());
     } else {

@@ -6,73 +6,37 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::Parser;
 use docket_e2e::invoices::{self, Invoice};
 use docket_e2e::util;
 use serde_json::{json, Value};
 
-const USAGE: &str = "\
-render_invoices: the synthetic evaluation invoices, rendered from varied layouts and languages
-
-Usage: cargo run -p docket-e2e --example render_invoices -- [OPTIONS]
-
-Options:
-  --out DIR        where <id>/document.pdf and <id>/expected.json go
-                   [default: tests/fixtures/invoices/synthetic]
-  --seed N         the seed [default: 1]
-  --count N        how many invoices, the first N of the seed [default: 48]
-  --output FORMAT  text (a line an invoice) or json (a summary at the end)
-  -h, --help       this text
-
-An invoice whose document changes loses its ocr.json (make eval-ocr reads it again).
-Folders of other invoices in DIR are left as they are.";
-
+/// The synthetic evaluation invoices, rendered from varied layouts and languages.
+#[derive(Parser)]
+#[command(
+    name = "render_invoices",
+    after_help = "An invoice whose document changes loses its ocr.json (make eval-ocr reads it \
+                  again). Folders of other invoices in DIR are left as they are."
+)]
 struct Args {
-    out: PathBuf,
+    /// Where <id>/document.pdf and <id>/expected.json go [default:
+    /// tests/fixtures/invoices/synthetic]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The seed.
+    #[arg(long, default_value_t = invoices::SEED)]
     seed: u64,
+    /// How many invoices, the first N of the seed.
+    #[arg(long, value_name = "N", default_value_t = invoices::COUNT)]
     count: usize,
-    json: bool,
-}
-
-fn args() -> Args {
-    let mut out = Args {
-        out: util::workspace_root().join("tests/fixtures/invoices/synthetic"),
-        seed: invoices::SEED,
-        count: invoices::COUNT,
-        json: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .unwrap_or_else(|| fail(&format!("{name} needs a value")))
-        };
-        match arg.as_str() {
-            "--out" => out.out = PathBuf::from(value("--out")),
-            "--seed" => out.seed = number(&value("--seed"), "--seed"),
-            "--count" => out.count = number(&value("--count"), "--count"),
-            "--output" => match value("--output").as_str() {
-                "json" => out.json = true,
-                "text" => out.json = false,
-                other => fail(&format!("--output is text or json, not {other}")),
-            },
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => fail(&format!("unknown argument {other}")),
-        }
-    }
-    out
-}
-
-fn number<T: std::str::FromStr>(text: &str, name: &str) -> T {
-    text.parse()
-        .unwrap_or_else(|_| fail(&format!("{name} takes a number, not {text}")))
+    /// text (a line an invoice) or json (a summary at the end).
+    #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+    output: String,
 }
 
 fn fail(message: &str) -> ! {
-    eprintln!("render_invoices: {message}\n\n{USAGE}");
-    std::process::exit(2);
+    eprintln!("render_invoices: {message}");
+    std::process::exit(1);
 }
 
 /// Writes one invoice's folder; returns whether its document changed (or is new).
@@ -95,18 +59,22 @@ fn write(dir: &Path, invoice: &Invoice) -> std::io::Result<bool> {
 }
 
 fn main() {
-    let args = args();
+    let args = Args::parse();
+    let out = args
+        .out
+        .unwrap_or_else(|| util::workspace_root().join("tests/fixtures/invoices/synthetic"));
+    let json = args.output == "json";
     let mut written: Vec<Value> = Vec::new();
     for invoice in invoices::generate(args.seed, args.count) {
-        let changed = write(&args.out, &invoice).unwrap_or_else(|e| {
+        let changed = write(&out, &invoice).unwrap_or_else(|e| {
             fail(&format!(
                 "cannot write {} under {}: {e}",
                 invoice.id,
-                args.out.display()
+                out.display()
             ))
         });
         let pages = invoice.pages.len();
-        if args.json {
+        if json {
             let expected = serde_json::to_value(invoice.expected()).unwrap();
             written.push(json!({
                 "id": invoice.id,
@@ -126,9 +94,9 @@ fn main() {
             );
         }
     }
-    if args.json {
+    if json {
         let summary = json!({
-            "out": args.out.display().to_string(),
+            "out": out.display().to_string(),
             "seed": args.seed,
             "count": written.len(),
             "invoices": written,
@@ -139,7 +107,7 @@ fn main() {
             "{} invoices (seed {}) in {}",
             args.count,
             args.seed,
-            args.out.display()
+            out.display()
         );
     }
 }
