@@ -109,6 +109,9 @@ impl Extractor<'_> {
     /// legal form (cut there), and the name before a legal form inside a longer text.
     fn mentions<'c, 'p>(&self, ctx: &'c Ctx<'p>) -> Vec<Mention<'c, 'p>> {
         let text = ctx.text();
+        if copyright_notice(text) {
+            return vec![]; // the publisher of a form or a template, not the issuer
+        }
         let parts = split_parts(text);
         let sender = is_sender_line(text);
         let top = ctx.bbox().top < LETTERHEAD_BOTTOM;
@@ -201,11 +204,12 @@ impl Extractor<'_> {
             .max()
     }
 
-    /// An organisation-shaped text that is not a title, a label (`Name:`) or contact details.
+    /// An organisation-shaped text that is not a title, a label or a label and its value
+    /// (`Name:`, `Geschäftsprozess : Beispiel`) or contact details.
     fn looks_like_name(&self, part: &str) -> bool {
         let words = norm_words(part);
         !words.is_empty()
-            && !part.trim_end().ends_with(':')
+            && !part.contains(':')
             && !self.titles.contains(&words)
             && super::issuer::org_shaped(part)
             && self.plausible_org(part)
@@ -342,6 +346,12 @@ fn domains(pages: &[Vec<Ctx>]) -> HashSet<Vec<String>> {
         }
     }
     out
+}
+
+/// A copyright notice (`Copyright AWV e.V. 2014`, `(c) FeRD 2022`, `©`).
+fn copyright_notice(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains("copyright") || lower.contains("(c)") || text.contains('©')
 }
 
 /// A sender line: a name, then address parts (one with digits), at least three parts between

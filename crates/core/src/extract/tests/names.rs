@@ -56,3 +56,21 @@ fn a_domain_spells_a_name_in_its_parts() {
     ]);
     assert_clear_issuer(&doc, "Brightwell Foods Ltd");
 }
+
+#[test]
+fn a_label_and_its_value_or_a_copyright_notice_name_no_issuer() {
+    // `Label : value` in the letterhead would contest the seller named lower down.
+    let doc = placed(&[
+        (0.1, 0.20, "Geschäftsprozess : Beispielgeschäftsprozess"),
+        (0.1, 0.42, "Rohstoff AG Salzgitter"),
+        (0.1, 0.50, "Rechnungsnummer 47110815"),
+    ]);
+    assert_clear_issuer(&doc, "Rohstoff AG");
+    // The publisher of the form, with its legal form, in a copyright notice.
+    let doc = placed(&[
+        (0.1, 0.03, "Beispielrechnung 2014 - Copyright AWV e.V. 2014"),
+        (0.1, 0.06, "Lieferant GmbH"),
+        (0.1, 0.30, "Rechnungsnummer 471102"),
+    ]);
+    assert_clear_issuer(&doc, "Lieferant GmbH");
+}
