@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use regex::{Captures, Regex};
 use time::{Date, Month};
 
+use super::issuer::norm_words;
 use super::line::{Ctx, Found};
 use super::{
     Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER, ORDER_SEEN,
@@ -218,12 +219,7 @@ impl Extractor<'_> {
             };
             out.push(DateMatch::new(&c, (year, month, day), quality));
         }
-        let month = |name: &str| {
-            self.rules
-                .month_names
-                .get(&name.to_lowercase())
-                .map(|m| u32::from(*m))
-        };
+        let month = |name: &str| self.months.get(&norm_words(name).concat()).copied();
         for (re, day_group, month_group) in [(day_month, 1, 2), (month_day, 2, 1)] {
             for c in re.captures_iter(text) {
                 let Some(mo) = month(&c[month_group]) else {

@@ -105,6 +105,8 @@ struct Extractor<'r> {
     symbols: Vec<(&'r str, &'r str)>,
     suffixes: Vec<Vec<String>>,
     titles: Vec<Vec<String>>,
+    /// Month names without case or accents (`marz` of an OCR's `Marz` is `märz`).
+    months: BTreeMap<String, u32>,
     /// The day/month order the document's unambiguous numeric dates show, if they agree.
     seen_order: Option<DateOrder>,
 }
@@ -141,6 +143,11 @@ impl<'r> Extractor<'r> {
                 .document_titles
                 .iter()
                 .map(|s| norm_words(s))
+                .collect(),
+            months: rules
+                .month_names
+                .iter()
+                .map(|(name, m)| (norm_words(name).concat(), u32::from(*m)))
                 .collect(),
             seen_order: None,
         }

@@ -1,6 +1,6 @@
 //! How labels are read as printed: the invoice's own label over another document's or the
-//! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike; and the
-//! currency when the document's mentions disagree.
+//! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike, month names
+//! without accents; and the currency when the document's mentions disagree.
 
 use super::*;
 
@@ -102,4 +102,17 @@ fn the_french_sum_to_pay_is_the_amount_to_pay() {
     ]);
     assert_eq!(value(&x, FieldName::TotalAmount), Some("29.99"));
     assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+}
+
+#[test]
+fn month_names_are_read_without_their_accents() {
+    for (line, date) in [
+        ("Rechnung Nr. 4711 vom 11. Marz 2014", "2014-03-11"),
+        ("Date de facture : 3 fevrier 2026", "2026-02-03"),
+        ("Date de facture : 15 aout 2026", "2026-08-15"),
+        ("Date de facture : 1 decembre 2025", "2025-12-01"),
+    ] {
+        let x = run(&["Acme SARL", line]);
+        assert_eq!(value(&x, FieldName::InvoiceDate), Some(date), "{line}");
+    }
 }
