@@ -124,8 +124,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.11";
-const PINNED_FINGERPRINT: &str = "cfg-e234bea2cb5aa9d5";
+const PINNED_VERSION: &str = "2026-12-05.12";
+const PINNED_FINGERPRINT: &str = "cfg-49c37ca560e48b74";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

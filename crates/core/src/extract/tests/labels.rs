@@ -116,3 +116,14 @@ fn month_names_are_read_without_their_accents() {
         assert_eq!(value(&x, FieldName::InvoiceDate), Some(date), "{line}");
     }
 }
+
+#[test]
+fn the_german_amount_or_contribution_to_pay_is_the_total() {
+    let x = run(&[
+        "Versicherungsverein Musterstadt a.G.",
+        "Beitragsrechnung Nr. 00.123.456.7 11. März 2014",
+        "vierteljährlicher Beitrag inklusive 19 % Versicherungsteuer 220,00 €",
+        "zu zahlender Beitrag 440,00 €",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("440.00"));
+}
