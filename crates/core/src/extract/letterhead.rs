@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
-use unicode_normalization::UnicodeNormalization;
 
 use super::issuer::{is_connector, norm_words};
 use super::line::{Ctx, Found};
@@ -232,7 +231,7 @@ impl Extractor<'_> {
         words
             .iter()
             .filter(|w| !self.titles.iter().any(|t| t.len() == 1 && &t[0] == *w))
-            .flat_map(|w| w.nfd().filter(|c| c.is_alphanumeric()))
+            .map(String::as_str)
             .collect()
     }
 
@@ -331,12 +330,7 @@ fn domains(pages: &[Vec<Ctx>]) -> HashSet<Vec<String>> {
         for c in host.captures_iter(ctx.text()) {
             let parts: Vec<String> = c[1]
                 .split('-')
-                .map(|p| {
-                    p.nfd()
-                        .filter(|c| c.is_alphanumeric())
-                        .flat_map(char::to_lowercase)
-                        .collect::<String>()
-                })
+                .map(|p| norm_words(p).concat())
                 .filter(|p| !p.is_empty())
                 .collect();
             let name = parts.concat();
