@@ -33,20 +33,7 @@ impl Extractor<'_> {
         let b = ctx.bbox();
         let h = b.height.max(0.005);
         if alone {
-            // Beside: the nearest line to the right on the same row.
-            let beside = lines
-                .iter()
-                .filter(|c| c.order != ctx.order && c.page() == ctx.page())
-                .filter(|c| {
-                    let cb = c.bbox();
-                    let mid = cb.top + cb.height / 2.0;
-                    mid > b.top
-                        && mid < b.top + b.height.max(h)
-                        && cb.left >= right - SLACK
-                        && cb.left - right < BESIDE_WIDTH
-                })
-                .min_by(|a, b| a.bbox().left.total_cmp(&b.bbox().left));
-            if let Some(c) = beside {
+            if let Some(c) = beside(lines, ctx, right) {
                 if let Some(mut f) = same(c, 0) {
                     f.quality *= BESIDE_LABEL;
                     return Some((f, c));
@@ -87,6 +74,25 @@ impl Extractor<'_> {
         }
         pick_row(rows)
     }
+}
+
+/// The nearest line to the right of `right` on the row of `ctx` (a column of values beside a
+/// column of labels).
+pub(super) fn beside<'p>(lines: &'p [Ctx<'p>], ctx: &Ctx, right: f64) -> Option<&'p Ctx<'p>> {
+    let b = ctx.bbox();
+    let h = b.height.max(0.005);
+    lines
+        .iter()
+        .filter(|c| c.order != ctx.order && c.page() == ctx.page())
+        .filter(|c| {
+            let cb = c.bbox();
+            let mid = cb.top + cb.height / 2.0;
+            mid > b.top
+                && mid < b.top + h
+                && cb.left >= right - SLACK
+                && cb.left - right < BESIDE_WIDTH
+        })
+        .min_by(|a, b| a.bbox().left.total_cmp(&b.bbox().left))
 }
 
 /// The value of a column of rows under a label: the last row when it is the sum of the rows

@@ -3,8 +3,8 @@
 //! or the words before a legal form inside a sentence), never one in the addressee block,
 //! grouped by name and scored by what vouches for it: a legal form, a sender line, a second
 //! mention (letterhead and footer), a web or e-mail domain of the document that spells it, its
-//! place in the letterhead or the footer. The best name wins; its confidence says whether the
-//! evidence clearly beats the runner-up.
+//! place in the letterhead or the footer, its place in the block under a seller's label. The
+//! best name wins; its confidence says whether the evidence clearly beats the runner-up.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::issuer::{is_connector, norm_words};
+use super::layout::beside;
 use super::line::{Ctx, Found};
 use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
 use crate::model::fields::Field;
@@ -54,6 +55,7 @@ impl Extractor<'_> {
     pub(super) fn issuer_from_evidence(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
         let first = pages.first()?;
         let addressee = self.addressee_lines(first);
+        let sellers = self.seller_lines(first);
         let domains = domains(pages);
         // The addressee's names, wherever else they appear (a delivery address beside the
         // billing one), are the customer's.
@@ -75,7 +77,7 @@ impl Extractor<'_> {
         let mut scored: Vec<(u32, usize, &String, &Vec<Mention>)> = names
             .iter()
             .map(|(key, mentions)| {
-                let score = evidence(key, mentions, &domains);
+                let score = evidence(key, mentions, &domains, &sellers);
                 let order = mentions.iter().map(|m| m.ctx.order).min().unwrap_or(0);
                 (score, order, key, mentions)
             })
@@ -235,6 +237,26 @@ impl Extractor<'_> {
             .collect()
     }
 
+    /// The lines of the seller's block: under an issuer label alone on its line (`Verkäufer:`)
+    /// the name and reference lines in its column, and a bare label's value beside them
+    /// (`Name:` | `Acme GmbH`), as [`Self::block_below`] reads an addressee's.
+    fn seller_lines(&self, page: &[Ctx]) -> HashSet<usize> {
+        let mut out = HashSet::new();
+        for (i, ctx) in page.iter().enumerate() {
+            let text = ctx.text();
+            let alone = self.issuer.hits(text).iter().any(|h| {
+                text[..h.start].trim().is_empty()
+                    && text[h.end..]
+                        .trim_matches(|c: char| c.is_whitespace() || c == ':')
+                        .is_empty()
+            });
+            if alone {
+                self.block_below(page, i, ctx.bbox().left, &mut out);
+            }
+        }
+        out
+    }
+
     /// The lines of the addressee block: the line after a recipient label (`Bill To`, or a
     /// label with the name on its own line) and the address lines below it in its column, and
     /// the block under a sender line (the window of a letter).
@@ -256,17 +278,20 @@ impl Extractor<'_> {
                 continue;
             };
             for left in columns {
-                self.block_below(&page[i + 1..], ctx, left, &mut out);
+                self.block_below(page, i, left, &mut out);
             }
         }
         out
     }
 
     /// The addressee's name (the first name below, or the line right after the label) and
-    /// its address and reference lines (with digits, or `Kunde: 123`), in the column at `left`.
-    fn block_below(&self, below: &[Ctx], head: &Ctx, left: f64, out: &mut HashSet<usize>) {
-        let column = below
+    /// its address and reference lines (with digits, or `Kunde: 123`), in the column at `left`
+    /// under `page[head]`; a bare label's value beside it (`Name:` | `Globex GmbH`) too.
+    fn block_below(&self, page: &[Ctx], head: usize, left: f64, out: &mut HashSet<usize>) {
+        let head = &page[head];
+        let column = page
             .iter()
+            .filter(|c| c.order > head.order)
             .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > head.bbox().top)
             .take(5);
         let mut named = false;
@@ -278,6 +303,14 @@ impl Extractor<'_> {
                 out.insert(c.order);
             } else if !name && (text.contains(':') || text.chars().any(|ch| ch.is_ascii_digit())) {
                 out.insert(c.order);
+                if text.trim_end().ends_with(':') {
+                    let value = c
+                        .span_x(0, text.len())
+                        .and_then(|(_, right)| beside(page, c, right));
+                    if let Some(value) = value {
+                        out.insert(value.order);
+                    }
+                }
             } else {
                 break;
             }
@@ -285,11 +318,17 @@ impl Extractor<'_> {
     }
 }
 
-/// What vouches for a name, summed.
-fn evidence(key: &str, mentions: &[Mention], domains: &HashSet<Vec<String>>) -> u32 {
+/// What vouches for a name, summed; `sellers` are the lines of the seller's block.
+fn evidence(
+    key: &str,
+    mentions: &[Mention],
+    domains: &HashSet<Vec<String>>,
+    sellers: &HashSet<usize>,
+) -> u32 {
     let lines: HashSet<usize> = mentions.iter().map(|m| m.ctx.order).collect();
     let any = |f: &dyn Fn(&Mention) -> bool| mentions.iter().any(f);
     let mut score = 0;
+    score += 3 * u32::from(any(&|m| sellers.contains(&m.ctx.order)));
     score += 2 * u32::from(any(&|m| m.suffix));
     score += 2 * u32::from(any(&|m| m.sender));
     // Mentioned twice, once at least as a company (a repeated heading is no name).

@@ -74,3 +74,39 @@ fn a_label_and_its_value_or_a_copyright_notice_name_no_issuer() {
     ]);
     assert_clear_issuer(&doc, "Lieferant GmbH");
 }
+
+/// The buyer's block of a two-column layout: labels at the left, values beside them.
+const BUYER_BLOCK: &[(f64, f64, &str)] = &[
+    (0.12, 0.51, "Käufer/Leistungsempfänger"),
+    (0.12, 0.53, "Nummer:"),
+    (0.44, 0.53, "16259"),
+    (0.12, 0.55, "Name:"),
+    (0.44, 0.55, "ConsultingService GmbH"),
+    (0.12, 0.57, "Anschrift:"),
+    (0.44, 0.57, "Musterstr. 18"),
+];
+
+#[test]
+fn blocks_of_labels_with_values_beside_them_name_the_seller_and_never_the_buyer() {
+    // The seller's block names the issuer, beside its `Name:` label.
+    let mut lines = vec![
+        (0.12, 0.06, "Baurechnung Nr. 181301674 vom 25.04.2018"),
+        (0.12, 0.17, "Liselotte Miller-Lidenscheidt"),
+        (0.12, 0.34, "Verkäufer"),
+        (0.12, 0.36, "Nummer:"),
+        (0.44, 0.36, "549910"),
+        (0.12, 0.38, "Name:"),
+        (0.44, 0.38, "ELEKTRON Industrieservice GmbH"),
+    ];
+    lines.extend_from_slice(BUYER_BLOCK);
+    assert_clear_issuer(&placed(&lines), "ELEKTRON Industrieservice GmbH");
+
+    // Without a seller's block: the buyer's name beside its `Name:` label is no candidate.
+    let mut lines = vec![
+        (0.12, 0.05, "ELEKTRON Industrieservice GmbH"),
+        (0.12, 0.17, "Liselotte Miller-Lidenscheidt"),
+        (0.12, 0.30, "Baurechnung Nr. 181301674 vom 25.04.2018"),
+    ];
+    lines.extend_from_slice(BUYER_BLOCK);
+    assert_clear_issuer(&placed(&lines), "ELEKTRON Industrieservice GmbH");
+}
