@@ -6,6 +6,10 @@ use unicode_normalization::UnicodeNormalization;
 use super::labels::first_preferred;
 use super::line::{Ctx, Found};
 use super::Extractor;
+
+/// The gap (page widths) between two texts of a line that stand in separate columns; words of
+/// one phrase stand about a hundredth apart.
+const COLUMN_GAP: f64 = 0.1;
 use crate::model::fields::Field;
 
 /// Lower-case words of a text with only letters and digits kept, without accents (`Co.,` →
@@ -45,6 +49,17 @@ pub(super) fn is_connector(w: &str) -> bool {
     ];
     let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
     CONNECTORS.contains(&core)
+}
+
+/// Whether the text of `ctx` from byte `rest` on stands in a column of its own, a gap of
+/// [`COLUMN_GAP`] or more right of the text from `start` to there.
+fn own_column(ctx: &Ctx, start: usize, rest: usize) -> bool {
+    let (Some((_, right)), Some((left, _))) =
+        (ctx.span_x(start, rest), ctx.span_x(rest, ctx.text().len()))
+    else {
+        return false;
+    };
+    left - right >= COLUMN_GAP
 }
 
 fn letters(text: &str) -> usize {
@@ -100,17 +115,21 @@ impl Extractor<'_> {
     }
 
     /// `Bill To`, `ATTN: Globex`: a recipient label at the start of the line, followed by
-    /// nothing or `:`; or a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
+    /// nothing, `:` or another column's words (`Rechnungsempfänger     Kundennummer 123`); or
+    /// a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
     pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
         let hits = self.recipients.hits(text);
         let leading = hits.iter().any(|h| {
-            text[..h.start].trim().is_empty()
-                && text[h.end..]
+            let rest = text[h.end..].trim_start_matches(|c: char| c.is_whitespace() || c == ':');
+            // Nothing before it but a table's border read as a letter (`IRechnungsempfänger`).
+            matches!(text[..h.start].trim(), "" | "I" | "l")
+                && (text[h.end..]
                     .trim_start()
                     .chars()
                     .next()
                     .is_none_or(|c| c == ':')
+                    || own_column(ctx, h.start, text.len() - rest.len()))
         });
         let mut covered = vec![false; text.len()];
         for h in &hits {

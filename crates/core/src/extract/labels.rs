@@ -103,7 +103,8 @@ impl Labels {
 /// A phrase matched case- and accent-insensitively as whole words, with any run of spaces or
 /// punctuation between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`;
 /// `Fälligkeitsdatum` matches an OCR's `Falligkeitsdatum` and a `Fälligkeits-Datum`, `Net à
-/// payer` a `NET A PAYER`, `Nº Factura` an OCR's `N2 Factura`). Hand-written rather
+/// payer` a `NET A PAYER`, `Nº Factura` an OCR's `N2 Factura`, a line's first label also
+/// behind a table border read as `I`). Hand-written rather
 /// than a regex per label: labels come from the config at run time, and compiling a hundred
 /// Unicode case-insensitive regexes for every document costs more than the whole extraction.
 struct Phrase {
@@ -131,6 +132,13 @@ impl Phrase {
         let mut out = vec![];
         let mut prev: Option<char> = None;
         for (i, c) in text.char_indices() {
+            // A table's border the OCR read as a letter glued to the line's first word
+            // (`IRechnungsempfänger`): the label starts after it.
+            if i == 0 && matches!(c, 'I' | 'l') && text[1..].starts_with(char::is_uppercase) {
+                if let Some(end) = self.match_at(text, 1) {
+                    out.push((1, end));
+                }
+            }
             if !prev.is_some_and(char::is_alphanumeric) {
                 if let Some(end) = self.match_at(text, i) {
                     let letter_follows =

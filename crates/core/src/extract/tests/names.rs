@@ -110,3 +110,23 @@ fn blocks_of_labels_with_values_beside_them_name_the_seller_and_never_the_buyer(
     lines.extend_from_slice(BUYER_BLOCK);
     assert_clear_issuer(&placed(&lines), "ELEKTRON Industrieservice GmbH");
 }
+
+#[test]
+fn a_recipient_label_with_another_column_beside_it_or_a_border_glued_to_it_heads_the_addressee() {
+    for label in [
+        "Rechnungsempfänger Kundennummer GE2020211",
+        "IRechnungsempfänger Kundennummer GE2020211",
+    ] {
+        let mut doc = placed(&[
+            (0.07, 0.06, "Lieferant GmbH"),
+            (0.07, 0.17, label),
+            (0.07, 0.19, "Kunden AG Mitte"),
+            (0.07, 0.22, "Kundenstraße 15"),
+            (0.07, 0.30, "Rechnungsnummer 471102"),
+        ]);
+        // `Kundennummer GE2020211` is the right-hand column's.
+        doc.pages[0].lines[1].words[1].bbox.left = 0.61;
+        doc.pages[0].lines[1].words[2].bbox.left = 0.87;
+        assert_clear_issuer(&doc, "Lieferant GmbH");
+    }
+}
