@@ -17,8 +17,9 @@ pub(super) struct CurrencyMatch {
     code: String,
     pub(super) start: usize,
     pub(super) end: usize,
-    /// Found as a symbol, which may name several currencies.
-    symbol: bool,
+    /// Found as a symbol that names several currencies (`$` of `C$`, `A$`), the config
+    /// picking one; `€` names one.
+    ambiguous: bool,
 }
 
 impl Extractor<'_> {
@@ -31,7 +32,7 @@ impl Extractor<'_> {
             value: c.code.clone(),
             start: c.start,
             end: c.end,
-            quality: if c.symbol { CURRENCY_SYMBOL } else { 1.0 },
+            quality: if c.ambiguous { CURRENCY_SYMBOL } else { 1.0 },
             normalized: true,
         };
         // 1. An explicit `Currency:` label.
@@ -144,12 +145,16 @@ impl Extractor<'_> {
                     code: word.to_string(),
                     start,
                     end: i,
-                    symbol: false,
+                    ambiguous: false,
                 });
             }
         }
         for (symbol, code) in &self.symbols {
             let has_letters = symbol.chars().any(char::is_alphabetic);
+            let ambiguous = self
+                .symbols
+                .iter()
+                .any(|(other, c)| c != code && other.ends_with(symbol));
             for (start, _) in text.match_indices(symbol) {
                 let end = start + symbol.len();
                 if has_letters && letter_touches(text, start, end) {
@@ -162,7 +167,7 @@ impl Extractor<'_> {
                     code: code.to_string(),
                     start,
                     end,
-                    symbol: true,
+                    ambiguous,
                 });
             }
         }

@@ -55,7 +55,8 @@ const ORDER_SEEN: f64 = 0.95;
 const TWO_DIGIT_YEAR: f64 = 0.9;
 /// Digits repaired from OCR look-alikes (`O`→`0`, `l`/`I`→`1`).
 const OCR_REPAIRED: f64 = 0.6;
-/// Currency from a symbol: `$` names several currencies, the config picks one.
+/// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`),
+/// the config picking one.
 const CURRENCY_SYMBOL: f64 = 0.95;
 /// Currency found elsewhere in the document, not on the total line; its one mention.
 const CURRENCY_ELSEWHERE: f64 = 0.85;

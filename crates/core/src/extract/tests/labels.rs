@@ -85,10 +85,24 @@ fn mentions_that_disagree_give_the_issuers_countrys_currency() {
         "PL: | Pack: Bx | S$: $132415345",
     ]);
     assert_eq!(value(&x, FieldName::Currency), Some("INR"));
+    // `Rs` names the rupee alone: only the disagreement lowers the confidence.
     assert_close(
         confidence(&x, FieldName::Currency),
-        0.99 * CURRENCY_SYMBOL * CURRENCY_CONFLICT,
+        0.99 * CURRENCY_CONFLICT,
     );
+}
+
+#[test]
+fn a_symbol_that_names_several_currencies_is_less_sure_than_one_that_names_one() {
+    for (total, code, factor) in [
+        ("Total: $ 100.00", "USD", CURRENCY_SYMBOL),
+        ("Total: 100,00 €", "EUR", 1.0),
+        ("Total: £100.00", "GBP", 1.0),
+    ] {
+        let x = run(&["Acme Ltd", "Invoice No: 1", total]);
+        assert_eq!(value(&x, FieldName::Currency), Some(code), "{total}");
+        assert_close(confidence(&x, FieldName::Currency), 0.99 * factor);
+    }
 }
 
 #[test]
