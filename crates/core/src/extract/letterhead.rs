@@ -6,7 +6,7 @@
 //! place in the letterhead or the footer, its place in the block under a seller's label. The
 //! best name wins; its confidence says whether the evidence clearly beats the runner-up.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -103,7 +103,14 @@ impl Extractor<'_> {
         } else {
             ISSUER_GUESSED
         };
-        Some(best.ctx.field(&found))
+        // A name read more than once counts each word as read as well as its best reading
+        // (`Services,` smudged in the footer, clear in the title `Amazon Web Services Invoice`).
+        let readings = readings(mentions);
+        let elsewhere = |word: &str| {
+            let key = norm_words(word).concat();
+            readings.get(&key).copied().unwrap_or(0.0)
+        };
+        Some(best.ctx.field_read_elsewhere(&found, &elsewhere))
     }
 
     /// The names a line mentions: each separated part that is organisation-shaped or ends in a
@@ -337,6 +344,21 @@ fn evidence(
     score += u32::from(any(&|m| m.ctx.bbox().top < LETTERHEAD_BOTTOM));
     score += u32::from(any(&|m| m.ctx.bbox().top > FOOTER_TOP));
     score
+}
+
+/// How well each word of a name's mentions was read at best, by its normalized spelling.
+fn readings(mentions: &[Mention]) -> HashMap<String, f64> {
+    let mut out: HashMap<String, f64> = HashMap::new();
+    for m in mentions {
+        for (word, confidence) in m.ctx.words_in(m.found.start, m.found.end) {
+            let key = norm_words(word).concat();
+            if !key.is_empty() {
+                let best = out.entry(key).or_default();
+                *best = best.max(confidence);
+            }
+        }
+    }
+    out
 }
 
 /// Whether a domain of the document spells the name `key`: its parts, in order (`acme` and

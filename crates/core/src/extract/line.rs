@@ -62,14 +62,21 @@ impl Ctx<'_> {
             .map(|(s, _, _)| s)
     }
 
-    /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1.
-    fn confidence(&self, start: usize, end: usize, quality: f64) -> f64 {
+    /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1;
+    /// a word counts as read at least as well as `elsewhere` says it was read (0: nowhere).
+    fn confidence(
+        &self,
+        start: usize,
+        end: usize,
+        quality: f64,
+        elsewhere: &dyn Fn(&str) -> f64,
+    ) -> f64 {
         let quality = if self.changed[start..end].iter().any(|c| *c) {
             quality * OCR_REPAIRED
         } else {
             quality
         };
-        let c = span_confidence(self.line, start, end) * quality;
+        let c = span_confidence(self.line, start, end, elsewhere) * quality;
         if c.is_finite() {
             c.clamp(0.0, 1.0)
         } else {
@@ -79,12 +86,31 @@ impl Ctx<'_> {
 
     /// The field for a value found in this line.
     pub(super) fn field(&self, found: &Found) -> Field {
+        self.field_read_elsewhere(found, &|_| 0.0)
+    }
+
+    /// The field for a value found in this line whose words were also read elsewhere: each
+    /// word's confidence is the better of its reading here and `elsewhere(word)`.
+    pub(super) fn field_read_elsewhere(
+        &self,
+        found: &Found,
+        elsewhere: &dyn Fn(&str) -> f64,
+    ) -> Field {
         Field {
             value: found.value.clone(),
-            confidence: self.confidence(found.start, found.end, found.quality),
+            confidence: self.confidence(found.start, found.end, found.quality, elsewhere),
             page: self.page,
             line: self.index,
         }
+    }
+
+    /// The words overlapping `start..end` of the text, each with its OCR confidence.
+    pub(super) fn words_in(&self, start: usize, end: usize) -> Vec<(&str, f64)> {
+        word_spans(self.line)
+            .into_iter()
+            .filter(|(ws, we, _)| *ws < end && *we > start)
+            .map(|(_, _, w)| (w.text.as_str(), w.confidence))
+            .collect()
     }
 }
 
@@ -130,13 +156,13 @@ fn word_spans(line: &Line) -> Vec<(usize, usize, &Word)> {
     out
 }
 
-/// The lowest confidence of the words overlapping `start..end` of the line's text; the line's
-/// own confidence when its words cannot be located.
-fn span_confidence(line: &Line, start: usize, end: usize) -> f64 {
+/// The lowest confidence of the words overlapping `start..end` of the line's text, each at
+/// least `elsewhere(word)`; the line's own confidence when its words cannot be located.
+fn span_confidence(line: &Line, start: usize, end: usize, elsewhere: &dyn Fn(&str) -> f64) -> f64 {
     word_spans(line)
         .into_iter()
         .filter(|(ws, we, _)| *ws < end && *we > start)
-        .map(|(_, _, w)| w.confidence)
+        .map(|(_, _, w)| w.confidence.max(elsewhere(&w.text)))
         .reduce(f64::min)
         .unwrap_or(line.confidence)
 }

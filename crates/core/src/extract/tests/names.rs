@@ -130,3 +130,31 @@ fn a_recipient_label_with_another_column_beside_it_or_a_border_glued_to_it_heads
         assert_clear_issuer(&doc, "Lieferant GmbH");
     }
 }
+
+#[test]
+fn a_name_read_twice_counts_each_word_as_read_at_its_best() {
+    // The footer smudges `Services,`; the title reads the same words clearly.
+    let lines = [
+        (0.4, 0.08, "Ashcombe Web Services Invoice"),
+        (0.4, 0.15, "Invoice Number: 42183017"),
+        (0.1, 0.85, "Ashcombe Web Services, Ltd."),
+    ];
+    let smudge = |doc: &mut OcrDocument, line: usize| {
+        let word = &mut doc.pages[0].lines[line].words[2];
+        assert!(word.text.starts_with("Services"));
+        word.confidence = 0.38;
+    };
+    let mut doc = placed(&lines);
+    smudge(&mut doc, 2);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Ashcombe Web Services, Ltd.")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    // A word read nowhere else keeps its own reading: smudged in the title too, the name is
+    // as doubtful as its best reading of that word.
+    smudge(&mut doc, 0);
+    let x = extract(&doc, &rules());
+    assert_close(confidence(&x, FieldName::Issuer), 0.38 * ISSUER_WITH_SUFFIX);
+}
