@@ -58,6 +58,8 @@ pub struct Summary {
     pub confident: Share,
     /// Extracted fields below the threshold: how many were right anyway.
     pub unsure: Share,
+    /// Invoices whose language was detected as the one labelled (undetected counts as wrong).
+    pub language: Share,
 }
 
 impl Summary {
@@ -72,6 +74,8 @@ impl Summary {
                 _ => s.invalid += 1,
             }
             s.silent_errors += usize::from(score.silent_error);
+            s.language
+                .add(score.detected_language.as_deref() == Some(score.language.as_str()));
             s.all_right += usize::from(score.fields.iter().all(|f| f.right));
             for f in &score.fields {
                 s.fields.entry(f.field).or_default().add(f.right);
@@ -113,7 +117,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<10} {:>4}  {:>7} {:>7} {:>7} {:>7} {:>7}  {:>6}  {:>13}  {:>6}  {:>13}",
+            "{:<10} {:>4}  {:>7} {:>7} {:>7} {:>7} {:>7}  {:>6}  {:>13}  {:>6}  {:>13}  {:>6}",
             "set",
             "docs",
             "issuer",
@@ -124,7 +128,8 @@ impl Report {
             "all 5",
             "auto-approved",
             "silent",
-            "confident ok"
+            "confident ok",
+            "lang."
         );
         let rows = self
             .sets
@@ -135,7 +140,7 @@ impl Report {
             let field = |f: FieldName| s.fields.get(&f).copied().unwrap_or_default().percent();
             let _ = writeln!(
                 out,
-                "{:<10} {:>4}  {:>6.1}% {:>6.1}% {:>6.1}% {:>6.1}% {:>6.1}%  {:>6}  {:>5} ({:>4.0}%)  {:>6}  {:>5.1}% of {}",
+                "{:<10} {:>4}  {:>6.1}% {:>6.1}% {:>6.1}% {:>6.1}% {:>6.1}%  {:>6}  {:>5} ({:>4.0}%)  {:>6}  {:>5.1}% of {:<3}  {:>5.1}%",
                 name,
                 s.invoices,
                 field(FieldName::Issuer),
@@ -149,12 +154,13 @@ impl Report {
                 s.silent_errors,
                 s.confident.percent(),
                 s.confident.of,
+                s.language.percent(),
             );
         }
         let _ = writeln!(
             out,
             "\nconfident ok: the share of extracted fields at or above the threshold that are right \
-             (target 99 %); below it {:.1}% of {} were right.",
+             (target 99 %); below it {:.1}% of {} were right. lang.: the language detected as labelled.",
             self.all.unsure.percent(),
             self.all.unsure.of
         );
@@ -162,6 +168,15 @@ impl Report {
             let _ = writeln!(out);
             for inv in &self.invoices {
                 let _ = write!(out, "{:<44} {:<12}", inv.id, inv.decision);
+                let detected = inv.detected_language.as_deref();
+                if detected != Some(inv.language.as_str()) {
+                    let _ = write!(
+                        out,
+                        "  language: {:?} (want {:?})",
+                        detected.unwrap_or("-"),
+                        inv.language
+                    );
+                }
                 for f in inv.fields.iter().filter(|f| !f.right) {
                     let _ = write!(
                         out,

@@ -42,6 +42,8 @@ pub struct InvoiceScore {
     pub set: String,
     /// Its language.
     pub language: String,
+    /// The language extraction detected, if it could tell.
+    pub detected_language: Option<String>,
     /// `auto_approve`, `needs_review` or `invalid`.
     pub decision: &'static str,
     /// Every field, in [`FieldName::ALL`]'s order.
@@ -84,6 +86,7 @@ pub fn score(invoice: &Invoice, config: &PipelineConfig) -> InvoiceScore {
         id: invoice.id.clone(),
         set: invoice.set.clone(),
         language: invoice.expected.language.clone(),
+        detected_language: extraction.language.clone(),
         decision,
         silent_error: decision == "auto_approve" && fields.iter().any(|f| !f.right),
         fields,

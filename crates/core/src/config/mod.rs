@@ -140,8 +140,27 @@ pub struct ExtractionRules {
     pub recipient_labels: Vec<String>,
     /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March 2026`.
     pub month_names: BTreeMap<String, u8>,
-    /// How ambiguous numeric dates are read.
+    /// How ambiguous numeric dates are read when neither the document's other dates nor its
+    /// language's locale tell.
     pub date_order: DateOrder,
+    /// The languages a document is recognised in (ISO 639-1 code → its marker words).
+    pub languages: BTreeMap<String, Language>,
+}
+
+/// What marks a document as written in one language, and how its locale writes dates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Language {
+    /// Common words of the language (function words, invoice vocabulary), lower case; a
+    /// document is in the language whose words it prints most.
+    pub words: Vec<String>,
+    /// How every locale of the language reads `03/04/2026`, if they agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_order: Option<DateOrder>,
+    /// Where the language's locales disagree (English: month first in the US, day first in the
+    /// UK and India): the order by the currency the document's amounts are in.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub date_order_by_currency: BTreeMap<String, DateOrder>,
 }
 
 /// When an extraction is approved, reviewed or rejected.
@@ -301,6 +320,29 @@ impl PipelineConfig {
                 "extraction.month_names",
                 format!("{name:?} must be lower case"),
             ));
+        }
+
+        for (code, language) in &x.languages {
+            let two_letters = code.len() == 2 && code.chars().all(|c| c.is_ascii_lowercase());
+            if !two_letters
+                || language.words.is_empty()
+                || language
+                    .words
+                    .iter()
+                    .any(|w| w.trim().is_empty() || w.to_lowercase() != *w)
+                || !language
+                    .date_order_by_currency
+                    .keys()
+                    .all(|c| is_currency_code(c))
+            {
+                return Err(invalid(
+                    "extraction.languages",
+                    format!(
+                        "{code:?} must be an ISO 639-1 code with lower-case words \
+                         and ISO 4217 codes"
+                    ),
+                ));
+            }
         }
 
         let v = &self.validation;

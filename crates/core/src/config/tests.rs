@@ -124,8 +124,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.12";
-const PINNED_FINGERPRINT: &str = "cfg-49c37ca560e48b74";
+const PINNED_VERSION: &str = "2026-12-05.13";
+const PINNED_FINGERPRINT: &str = "cfg-faf6a588a4ce876c";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {
@@ -219,6 +219,10 @@ fn from_json_rejects_other_out_of_range_values_naming_the_key() {
         (
             "extraction.month_names",
             Box::new(|v| v["extraction"]["month_names"]["march"] = 13.into()),
+        ),
+        (
+            "extraction.languages",
+            Box::new(|v| v["extraction"]["languages"]["en"]["words"] = serde_json::json!(["The"])),
         ),
         ("version", Box::new(|v| v["version"] = " ".into())),
         (

@@ -14,7 +14,7 @@ use crate::model::fields::{is_currency_code, Field};
 
 /// A currency code or symbol in a line, as its ISO code.
 pub(super) struct CurrencyMatch {
-    code: String,
+    pub(super) code: String,
     pub(super) start: usize,
     pub(super) end: usize,
     /// Found as a symbol that names several currencies (`$` of `C$`, `A$`), the config

@@ -209,7 +209,7 @@ impl Extractor<'_> {
                     }
                     None => {
                         quality *= AMBIGUOUS_DATE;
-                        self.rules.date_order
+                        self.locale_order.unwrap_or(self.rules.date_order)
                     }
                 };
                 match order {

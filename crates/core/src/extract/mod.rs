@@ -15,12 +15,13 @@ mod currency;
 mod dates;
 mod issuer;
 mod labels;
+mod language;
 mod layout;
 mod letterhead;
 mod line;
 mod number;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::config::{DateOrder, ExtractionRules};
 use crate::model::fields::{Extraction, FieldName};
@@ -33,6 +34,10 @@ pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
     let mut extractor = Extractor::new(rules);
     let pages = line::pages(doc);
     extractor.seen_order = extractor.date_order_seen(&pages);
+    extractor.language = extractor.detect_language(&pages);
+    extractor.locale_order = extractor
+        .language
+        .and_then(|language| extractor.locale_order(&pages, language));
     extractor.run(&pages)
 }
 
@@ -110,6 +115,12 @@ struct Extractor<'r> {
     months: BTreeMap<String, u32>,
     /// The day/month order the document's unambiguous numeric dates show, if they agree.
     seen_order: Option<DateOrder>,
+    /// Each language's marker words, without case or accents (`languages`).
+    languages: Vec<(&'r str, HashSet<String>)>,
+    /// The language the document is written in, if its words tell.
+    language: Option<&'r str>,
+    /// The day/month order of the document's locale, if its language (and currency) tell.
+    locale_order: Option<DateOrder>,
 }
 
 impl<'r> Extractor<'r> {
@@ -151,6 +162,16 @@ impl<'r> Extractor<'r> {
                 .map(|(name, m)| (norm_words(name).concat(), u32::from(*m)))
                 .collect(),
             seen_order: None,
+            languages: rules
+                .languages
+                .iter()
+                .map(|(code, l)| {
+                    let words = l.words.iter().map(|w| norm_words(w).concat()).collect();
+                    (code.as_str(), words)
+                })
+                .collect(),
+            language: None,
+            locale_order: None,
         }
     }
 
@@ -173,7 +194,10 @@ impl<'r> Extractor<'r> {
         if let Some((f, _)) = total {
             fields.insert(FieldName::TotalAmount, f);
         }
-        Extraction { fields }
+        Extraction {
+            fields,
+            language: self.language.map(String::from),
+        }
     }
 }
 

@@ -70,6 +70,9 @@ pub struct Field {
 pub struct Extraction {
     /// Found fields by name.
     pub fields: BTreeMap<FieldName, Field>,
+    /// The language the document is written in (ISO 639-1), when its words tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 impl Extraction {

@@ -456,5 +456,6 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 
 mod evidence;
 mod labels;
+mod language;
 mod names;
 mod tables;
