@@ -71,6 +71,8 @@ const CURRENCY_AGREED: f64 = 0.95;
 const CURRENCY_OF_COUNTRY: f64 = 0.85;
 /// An invoice number behind a generic label (`Number`, `Nummer`) rather than an invoice's.
 const GENERIC_NUMBER: f64 = 0.8;
+/// Invoice numbers behind specific labels disagree: the first of the most preferred label.
+const NUMBER_CONTESTED: f64 = 0.6;
 /// Currency found elsewhere and the mentions disagree: the most frequent one.
 const CURRENCY_CONFLICT: f64 = 0.5;
 /// Issuer taken from the letterhead, with a legal-form suffix (`Ltd`, `GmbH`).

@@ -1,10 +1,12 @@
 //! The invoice number: the first token with a digit after its label, or else after the
 //! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`).
 
+use std::collections::HashSet;
+
 use super::issuer::norm_words;
 use super::labels::preferred;
 use super::line::{Ctx, Found};
-use super::{Extractor, GENERIC_NUMBER, TITLE_NUMBER};
+use super::{Extractor, GENERIC_NUMBER, NUMBER_CONTESTED, TITLE_NUMBER};
 use crate::model::fields::Field;
 
 /// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
@@ -54,10 +56,25 @@ impl Extractor<'_> {
                 .then(|| token(text, 0))
                 .flatten()
         };
-        let best = preferred(self.labelled(pages, &self.number, false, same, next));
+        let candidates = self.labelled(pages, &self.number, false, same, next);
+        // Specific labels that name different numbers (`Invoice No 17` and `Invoice No 18`):
+        // the best has no margin over the runner-up.
+        let specific: HashSet<&str> = candidates
+            .iter()
+            .filter(|(c, _)| !self.number.is_generic(c.priority))
+            .map(|(c, _)| c.field.value.as_str())
+            .collect();
+        let contested = specific.len() > 1;
+        let best = preferred(candidates);
         let after_title = || self.number_after_title(pages.first()?);
         match best {
-            Some(c) if !self.number.is_generic(c.priority) => Some(c.field),
+            Some(c) if !self.number.is_generic(c.priority) => {
+                let mut field = c.field;
+                if contested {
+                    field.confidence *= NUMBER_CONTESTED;
+                }
+                Some(field)
+            }
             // A generic label (`Nummer 50417`) names a number, but of what is the reader's
             // call: the number after the title is the invoice's, else the generic one, less
             // surely.

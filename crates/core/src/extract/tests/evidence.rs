@@ -361,6 +361,23 @@ fn a_generic_number_label_gives_way_to_the_number_after_the_title() {
 }
 
 #[test]
+fn invoice_numbers_under_specific_labels_that_disagree_are_contested() {
+    let doc = |second: &str| run(&["Acme GmbH", "Invoice No: INV-17", second, "Total 10.00 EUR"]);
+    // The same number printed twice, or a generic label's other number: no contest.
+    for second in ["Invoice Number INV-17", "Number: 82"] {
+        let x = doc(second);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV-17"));
+        assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
+    }
+    let x = doc("Invoice Number INV-18");
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV-18"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * NUMBER_CONTESTED,
+    );
+}
+
+#[test]
 fn an_excluded_word_inside_a_longer_label_does_not_veto_it() {
     // `Netto` is excluded from totals (net amounts), `Netto a pagare` is what is to pay.
     let x = run(&[
