@@ -122,8 +122,7 @@ impl Extractor<'_> {
         let hits = self.recipients.hits(text);
         let leading = hits.iter().any(|h| {
             let rest = text[h.end..].trim_start_matches(|c: char| c.is_whitespace() || c == ':');
-            // Nothing before it but a table's border read as a letter (`IRechnungsempfänger`).
-            matches!(text[..h.start].trim(), "" | "I" | "l")
+            h.leads(text)
                 && (text[h.end..]
                     .trim_start()
                     .chars()

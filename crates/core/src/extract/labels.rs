@@ -27,6 +27,23 @@ pub(super) struct Hit {
     pub(super) end: usize,
 }
 
+/// What the OCR reads a table's border before a line's first word as (`IRechnungsempfänger`).
+const BORDER_READ_AS: [char; 2] = ['I', 'l'];
+
+impl Hit {
+    /// Whether nothing stands before the label on its line but a table's border read as a
+    /// letter (`I Rechnungsempfänger`).
+    pub(super) fn leads(&self, text: &str) -> bool {
+        let before = text[..self.start].trim();
+        before.is_empty() || before.len() == 1 && before.starts_with(BORDER_READ_AS)
+    }
+
+    /// Whether nothing follows the label on its line but separators (`Verkäufer:`).
+    pub(super) fn ends_line(&self, text: &str) -> bool {
+        text[skip_separators(text, self.end)..].trim().is_empty()
+    }
+}
+
 /// A label set, compiled.
 pub(super) struct Labels {
     labels: Vec<Phrase>,
@@ -134,7 +151,7 @@ impl Phrase {
         for (i, c) in text.char_indices() {
             // A table's border the OCR read as a letter glued to the line's first word
             // (`IRechnungsempfänger`): the label starts after it.
-            if i == 0 && matches!(c, 'I' | 'l') && text[1..].starts_with(char::is_uppercase) {
+            if i == 0 && BORDER_READ_AS.contains(&c) && text[1..].starts_with(char::is_uppercase) {
                 if let Some(end) = self.match_at(text, 1) {
                     out.push((1, end));
                 }
@@ -242,7 +259,7 @@ impl Extractor<'_> {
             for (i, ctx) in lines.iter().enumerate() {
                 let text = ctx.text();
                 for hit in labels.hits(text) {
-                    if anchored && !text[..hit.start].trim().is_empty() {
+                    if anchored && !hit.leads(text) {
                         continue;
                     }
                     let from = skip_separators(text, hit.end);
@@ -263,7 +280,7 @@ impl Extractor<'_> {
                             if labels.excluded_beyond(text, Some(&hit), hit.start, hit.end) {
                                 continue;
                             }
-                            let alone = text[from..].trim().is_empty();
+                            let alone = hit.ends_line(text);
                             match self.off_the_line(lines, i, &hit, alone, &same, &next) {
                                 Some(found) => found,
                                 None => continue,

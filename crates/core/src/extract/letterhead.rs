@@ -251,12 +251,11 @@ impl Extractor<'_> {
         let mut out = HashSet::new();
         for (i, ctx) in page.iter().enumerate() {
             let text = ctx.text();
-            let alone = self.issuer.hits(text).iter().any(|h| {
-                text[..h.start].trim().is_empty()
-                    && text[h.end..]
-                        .trim_matches(|c: char| c.is_whitespace() || c == ':')
-                        .is_empty()
-            });
+            let alone = self
+                .issuer
+                .hits(text)
+                .iter()
+                .any(|h| h.leads(text) && h.ends_line(text));
             if alone {
                 self.block_below(page, i, ctx.bbox().left, &mut out);
             }
@@ -362,18 +361,17 @@ fn readings(mentions: &[Mention]) -> HashMap<String, f64> {
 }
 
 /// Whether a domain of the document spells the name `key`: its parts, in order (`acme` and
-/// `tools` of `acme-tools` in `acmepowertools`), or its parts joined start it.
+/// `tools` of `acme-tools` in `acmepowertools`; `hetzner` in `hetzneronline`).
 fn spelled(key: &str, domains: &HashSet<Vec<String>>) -> bool {
     domains.iter().any(|parts| {
         let mut rest = key;
-        key.starts_with(&parts.concat())
-            || parts.iter().all(|p| match rest.find(p.as_str()) {
-                Some(at) => {
-                    rest = &rest[at + p.len()..];
-                    true
-                }
-                None => false,
-            })
+        parts.iter().all(|p| match rest.find(p.as_str()) {
+            Some(at) => {
+                rest = &rest[at + p.len()..];
+                true
+            }
+            None => false,
+        })
     })
 }
 
