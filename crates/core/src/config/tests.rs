@@ -124,8 +124,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.13";
-const PINNED_FINGERPRINT: &str = "cfg-faf6a588a4ce876c";
+const PINNED_VERSION: &str = "2026-12-05.14";
+const PINNED_FINGERPRINT: &str = "cfg-97d32091163b0be5";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

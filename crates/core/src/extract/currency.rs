@@ -8,7 +8,7 @@ use super::labels::first_preferred;
 use super::line::{letter_touches, Ctx, Found};
 use super::{
     Extractor, CURRENCY_AGREED, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_OF_COUNTRY,
-    CURRENCY_SYMBOL,
+    CURRENCY_SYMBOL, SYMBOL_OF_ANOTHER_COUNTRY,
 };
 use crate::model::fields::{is_currency_code, Field};
 
@@ -28,11 +28,18 @@ impl Extractor<'_> {
         pages: &[Vec<Ctx>],
         total: Option<&(Field, &Ctx)>,
     ) -> Option<Field> {
+        // A symbol that names several currencies (`$`) is the config's pick, unless the
+        // document names a country that pays in another (`$` in New Zealand): a person decides.
+        let country = self.currency_of_country(pages).map(|f| f.value);
         let found = |c: &CurrencyMatch| Found {
             value: c.code.clone(),
             start: c.start,
             end: c.end,
-            quality: if c.ambiguous { CURRENCY_SYMBOL } else { 1.0 },
+            quality: match &country {
+                _ if !c.ambiguous => 1.0,
+                Some(code) if *code != c.code => SYMBOL_OF_ANOTHER_COUNTRY,
+                _ => CURRENCY_SYMBOL,
+            },
             normalized: true,
         };
         // 1. An explicit `Currency:` label.
@@ -76,12 +83,10 @@ impl Extractor<'_> {
         };
         // Mentions that disagree (`Rs -40.00` and a stray `$`): the issuer's country's
         // currency among them, else the most frequent.
-        let country = (counts.len() > 1)
-            .then(|| self.currency_of_country(pages))
-            .flatten()
-            .map(|f| f.value)
-            .filter(|code| counts.contains_key(code.as_str()));
-        let (ctx, c) = mentions.iter().find(|(_, c)| match &country {
+        let country = country
+            .as_ref()
+            .filter(|code| counts.len() > 1 && counts.contains_key(code.as_str()));
+        let (ctx, c) = mentions.iter().find(|(_, c)| match country {
             Some(code) => &c.code == code,
             None => counts[c.code.as_str()] == top,
         })?;

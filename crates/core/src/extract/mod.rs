@@ -63,6 +63,9 @@ const OCR_REPAIRED: f64 = 0.6;
 /// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`),
 /// the config picking one.
 const CURRENCY_SYMBOL: f64 = 0.95;
+/// A symbol that names several currencies (`$`) in a document that names a country paying in
+/// another one (`New Zealand`): the config's pick is a guess.
+const SYMBOL_OF_ANOTHER_COUNTRY: f64 = 0.5;
 /// Currency found elsewhere in the document, not on the total line; its one mention.
 const CURRENCY_ELSEWHERE: f64 = 0.85;
 /// Currency found elsewhere in the document, not on the total line; several mentions, all agree.

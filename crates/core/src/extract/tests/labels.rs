@@ -106,6 +106,22 @@ fn a_symbol_that_names_several_currencies_is_less_sure_than_one_that_names_one()
 }
 
 #[test]
+fn a_dollar_sign_where_the_document_names_a_country_of_another_dollar_is_a_guess() {
+    for (address, factor) in [
+        ("Auckland 1061, New Zealand", SYMBOL_OF_ANOTHER_COUNTRY),
+        ("Seattle, WA 98109, United States", CURRENCY_SYMBOL),
+        ("Seattle, WA 98109", CURRENCY_SYMBOL),
+    ] {
+        let x = run(&["Acme Ltd", address, "Invoice No: 1", "Total: $ 100.00"]);
+        assert_eq!(value(&x, FieldName::Currency), Some("USD"), "{address}");
+        assert_close(confidence(&x, FieldName::Currency), 0.99 * factor);
+    }
+    // A symbol that names one currency is what it names wherever the issuer is.
+    let x = run(&["Acme Ltd", "Auckland, New Zealand", "Total: 100,00 €"]);
+    assert_close(confidence(&x, FieldName::Currency), 0.99);
+}
+
+#[test]
 fn the_french_sum_to_pay_is_the_amount_to_pay() {
     let x = run(&[
         "Free SAS",

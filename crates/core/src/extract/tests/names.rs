@@ -158,3 +158,21 @@ fn a_name_read_twice_counts_each_word_as_read_at_its_best() {
     let x = extract(&doc, &rules());
     assert_close(confidence(&x, FieldName::Issuer), 0.38 * ISSUER_WITH_SUFFIX);
 }
+
+#[test]
+fn a_company_with_limited_liability_abbreviated_mbh_is_named_by_it() {
+    // The letterhead's `Immobiliengesellschaft mbH` over a window address with a `GmbH`.
+    let x = run(&[
+        "Immobiliengesellschaft mbH",
+        "Musterstrasse 3 12345 Berlin",
+        "Muster GmbH Kunden-Nr. 6010060",
+        "Beispielstrasse 207 Datum 11.07.2018",
+        "Rechnung Nr. 201851853",
+        "Endbetrag 184,00 EUR",
+        "Immobiliengesellschaft mbH Sparkasse Niederlausitz",
+    ]);
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Immobiliengesellschaft mbH")
+    );
+}
