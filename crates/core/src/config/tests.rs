@@ -124,8 +124,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.14";
-const PINNED_FINGERPRINT: &str = "cfg-97d32091163b0be5";
+const PINNED_VERSION: &str = "2026-12-05.15";
+const PINNED_FINGERPRINT: &str = "cfg-1665f9f01dd112cf";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

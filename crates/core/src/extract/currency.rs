@@ -127,6 +127,17 @@ impl Extractor<'_> {
         Some(ctx.field(found))
     }
 
+    /// Whether `text` is nothing but a country's name or hint (`New Zealand`).
+    pub(super) fn is_country(&self, text: &str) -> bool {
+        let text = text.trim();
+        self.countries.iter().any(|(_, hints)| {
+            hints
+                .hits(text)
+                .iter()
+                .any(|h| h.start == 0 && h.end == text.len())
+        })
+    }
+
     /// Currency codes (upper case, whole) and symbols in `text`, left to right.
     pub(super) fn currencies(&self, text: &str) -> Vec<CurrencyMatch> {
         let mut out: Vec<CurrencyMatch> = vec![];

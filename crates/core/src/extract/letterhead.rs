@@ -212,13 +212,15 @@ impl Extractor<'_> {
             .max()
     }
 
-    /// An organisation-shaped text that is not a title, a label or a label and its value
-    /// (`Name:`, `Geschäftsprozess : Beispiel`) or contact details.
+    /// An organisation-shaped text that is not a title, a country (`Australia`, the last line
+    /// of an address), a label or a label and its value (`Name:`, `Geschäftsprozess :
+    /// Beispiel`) or contact details.
     fn looks_like_name(&self, part: &str) -> bool {
         let words = norm_words(part);
         !words.is_empty()
             && !part.contains(':')
             && !self.titles.contains(&words)
+            && !self.is_country(part)
             && super::issuer::org_shaped(part)
             && self.plausible_org(part)
             && self.label_free(part)

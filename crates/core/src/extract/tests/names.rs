@@ -176,3 +176,22 @@ fn a_company_with_limited_liability_abbreviated_mbh_is_named_by_it() {
         Some("Immobiliengesellschaft mbH")
     );
 }
+
+#[test]
+fn a_buyer_after_to_and_a_country_alone_name_no_issuer() {
+    let x = run(&[
+        "Acme Widgets",
+        "PO Box 16122, Collins Street West, VIC 8007",
+        "Australia",
+        "To: Globex Ltd",
+        "Invoice No. 12429647",
+    ]);
+    assert_eq!(value(&x, FieldName::Issuer), Some("Acme Widgets"));
+    let x = run(&[
+        "PO Box 16122, Collins Street West, VIC 8007",
+        "Australia",
+        "To: Globex Ltd",
+        "Invoice No. 12429647",
+    ]);
+    assert_eq!(value(&x, FieldName::Issuer), None);
+}
