@@ -2,6 +2,7 @@
 //! the total's line, else the mentions elsewhere in the document (surer when several agree; the
 //! issuer's country's among them when they disagree), else the issuer's country's.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::labels::first_preferred;
@@ -30,15 +31,20 @@ impl Extractor<'_> {
     ) -> Option<Field> {
         // A symbol that names several currencies (`$`) is the config's pick, unless the
         // document names a country that pays in another (`$` in New Zealand): a person decides.
-        let country = self.currency_of_country(pages).map(|f| f.value);
+        // The country's currency is worked out once, and only when a step needs it.
+        let of_country = OnceCell::new();
+        let country = || of_country.get_or_init(|| self.currency_of_country(pages));
+        let country_code = || country().as_ref().map(|f| f.value.as_str());
         let found = |c: &CurrencyMatch| Found {
             value: c.code.clone(),
             start: c.start,
             end: c.end,
-            quality: match &country {
-                _ if !c.ambiguous => 1.0,
-                Some(code) if *code != c.code => SYMBOL_OF_ANOTHER_COUNTRY,
-                _ => CURRENCY_SYMBOL,
+            quality: match c.ambiguous {
+                false => 1.0,
+                true if country_code().is_some_and(|code| code != c.code) => {
+                    SYMBOL_OF_ANOTHER_COUNTRY
+                }
+                true => CURRENCY_SYMBOL,
             },
             normalized: true,
         };
@@ -68,26 +74,19 @@ impl Extractor<'_> {
         }
 
         // 3. Anywhere: all mentions agreeing, or else the most frequent one, less confidently.
-        let mut mentions: Vec<(&Ctx, CurrencyMatch)> = vec![];
-        for ctx in pages.iter().flatten() {
-            for c in self.currencies(ctx.text()) {
-                mentions.push((ctx, c));
-            }
-        }
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, c) in &mentions {
-            *counts.entry(c.code.as_str()).or_default() += 1;
-        }
+        let mentions = self.currency_mentions(pages);
+        let counts = mention_counts(&mentions);
         let Some(top) = counts.values().copied().max() else {
-            return self.currency_of_country(pages);
+            return country().clone();
         };
         // Mentions that disagree (`Rs -40.00` and a stray `$`): the issuer's country's
         // currency among them, else the most frequent.
-        let country = country
-            .as_ref()
-            .filter(|code| counts.len() > 1 && counts.contains_key(code.as_str()));
-        let (ctx, c) = mentions.iter().find(|(_, c)| match country {
-            Some(code) => &c.code == code,
+        let among = match counts.len() {
+            1 => None,
+            _ => country_code().filter(|code| counts.contains_key(code)),
+        };
+        let (ctx, c) = mentions.iter().find(|(_, c)| match among {
+            Some(code) => c.code == code,
             None => counts[c.code.as_str()] == top,
         })?;
         let mut f = found(c);
@@ -136,6 +135,21 @@ impl Extractor<'_> {
                 .iter()
                 .any(|h| h.start == 0 && h.end == text.len())
         })
+    }
+
+    /// Every currency code and symbol the document prints, with its line, in reading order.
+    pub(super) fn currency_mentions<'c, 'l>(
+        &self,
+        pages: &'c [Vec<Ctx<'l>>],
+    ) -> Vec<(&'c Ctx<'l>, CurrencyMatch)> {
+        let lines = pages.iter().flatten();
+        lines
+            .flat_map(|ctx| {
+                self.currencies(ctx.text())
+                    .into_iter()
+                    .map(move |c| (ctx, c))
+            })
+            .collect()
     }
 
     /// Currency codes (upper case, whole) and symbols in `text`, left to right.
@@ -190,4 +204,15 @@ impl Extractor<'_> {
         out.sort_by_key(|c| c.start);
         out
     }
+}
+
+/// How many times each currency is mentioned.
+pub(super) fn mention_counts<'m>(
+    mentions: &'m [(&Ctx, CurrencyMatch)],
+) -> BTreeMap<&'m str, usize> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, c) in mentions {
+        *counts.entry(c.code.as_str()).or_default() += 1;
+    }
+    counts
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::currency::mention_counts;
 use super::issuer::norm_words;
 use super::line::Ctx;
 use super::Extractor;
@@ -45,16 +46,10 @@ impl<'r> Extractor<'r> {
         if rules.date_order.is_some() {
             return rules.date_order;
         }
-        let mut codes: Vec<String> = pages
-            .iter()
-            .flatten()
-            .flat_map(|ctx| self.currencies(ctx.text()))
-            .map(|c| c.code)
-            .collect();
-        codes.sort();
-        codes.dedup();
-        match codes.as_slice() {
-            [one] => rules.date_order_by_currency.get(one).copied(),
+        let mentions = self.currency_mentions(pages);
+        let counts = mention_counts(&mentions);
+        match counts.keys().collect::<Vec<_>>().as_slice() {
+            [one] => rules.date_order_by_currency.get(**one).copied(),
             _ => None,
         }
     }
