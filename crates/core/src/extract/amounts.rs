@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::line::{Ctx, Found};
-use super::{Extractor, AMOUNT_IN_ROW, PAID_AFTER_TOTAL};
+use super::{Extractor, AMOUNT_IN_ROW, NEGATIVE_TOTAL, PAID_AFTER_TOTAL};
 use crate::model::fields::{parse_amount_cents, Field};
 
 /// A printed number in a line.
@@ -176,12 +176,24 @@ impl Extractor<'_> {
                 .all(|c| c.is_whitespace() || matches!(c, ':' | '(' | ')'))
                 .then(|| found(m, &ctx.repaired))
         };
-        // Parsed values first, then the preferred label, then the last occurrence: totals close
-        // a document, so a later `Total` wins over an earlier one.
+        // Parsed values first, then amounts other than zero (a settled invoice prints `Balance
+        // 0.00`, and a breakdown `Total Other 0.00`, beside the amount it was for), then the
+        // preferred label, then rows that name one value over rows that do not add up (`Total
+        // Rooms 1,302.75 91.18`), then the last occurrence: totals close a document, so a later
+        // `Total` wins over an earlier one.
         let (mut best, at) = self
             .labelled(pages, &self.total, false, same, next)
             .into_iter()
-            .min_by_key(|(c, _)| (!c.normalized, c.priority, std::cmp::Reverse(c.order)))?;
+            .min_by_key(|(c, _)| {
+                let zero = parse_amount_cents(&c.field.value) == Some(0);
+                let doubtful = c.quality <= AMOUNT_IN_ROW;
+                let late = std::cmp::Reverse(c.order);
+                (!c.normalized, zero, c.priority, doubtful, late)
+            })?;
+        // A total below zero is a credit note's, or a payment's sign read with the amount.
+        if parse_amount_cents(&best.field.value).is_some_and(|cents| cents < 0) {
+            best.field.confidence *= NEGATIVE_TOTAL;
+        }
         // A payment printed after the total (`Deposit 201.00`): what is left to pay is not the
         // total found, unless a label for it was missed; a person should look.
         let paid_later = pages.iter().flatten().any(|ctx| {

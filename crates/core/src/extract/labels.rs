@@ -17,6 +17,8 @@ pub(super) struct Candidate {
     /// Document order of the label line.
     pub(super) order: usize,
     pub(super) normalized: bool,
+    /// How sure the reading is, before the OCR's confidence (`Found::quality`).
+    pub(super) quality: f64,
 }
 
 /// A label match in a line.
@@ -293,6 +295,7 @@ impl Extractor<'_> {
                             priority: hit.priority,
                             order: ctx.order,
                             normalized: found.normalized,
+                            quality: found.quality,
                         },
                         at,
                     ));

@@ -73,3 +73,44 @@ fn a_header_row_reads_its_columns_whatever_else_it_names() {
     let x = extract(&doc, &rules());
     assert_eq!(value(&x, FieldName::InvoiceNumber), None);
 }
+
+#[test]
+fn a_settled_invoice_gives_the_amount_it_was_for_not_its_zero_balance() {
+    // A hotel's folio paid at checkout: the breakdown's and the balance's zeros come later, and
+    // `Balance Due` is a preferred label; the amount the invoice was for is the total.
+    let x = run(&[
+        "Invoice No: 030405755",
+        "Total 1,568.18 1,568.18",
+        "Total Other 0.00 0.00",
+        "Balance Due 0.00",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("1568.18"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+
+    // Nothing but zeros: the invoice is for nothing, and says so.
+    let x = run(&["Invoice No: 4711", "Amount Due: 0.00"]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("0.00"));
+}
+
+#[test]
+fn a_total_row_naming_one_value_wins_over_a_later_row_that_does_not_add_up() {
+    let breakdown = "Total Rooms 1,302.75 91.18";
+    let x = run(&["Total 1,568.18 1,568.18", breakdown]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("1568.18"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+
+    // The breakdown alone: its last amount, for a person to check.
+    let x = run(&[breakdown]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("91.18"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99 * AMOUNT_IN_ROW);
+}
+
+#[test]
+fn a_total_below_zero_is_for_a_person_to_check() {
+    let x = run(&["Montant total / total amount -2,375.80"]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("-2375.80"));
+    assert_close(
+        confidence(&x, FieldName::TotalAmount),
+        0.99 * NEGATIVE_TOTAL,
+    );
+}
