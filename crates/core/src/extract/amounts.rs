@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::labels::Candidate;
 use super::line::{Ctx, Found};
-use super::{Extractor, AMOUNT_IN_ROW, NEGATIVE_TOTAL, PAID_AFTER_TOTAL};
+use super::{Extractor, AMOUNT_IN_ROW, NEGATIVE_TOTAL, PAID_AFTER_TOTAL, TOTAL_CONTESTED};
 use crate::model::fields::{parse_amount_cents, Field};
 
 /// A printed number in a line.
@@ -126,6 +127,14 @@ fn adds_up(money: &[&AmountMatch]) -> bool {
             .any(|(i, a)| before[i + 1..].iter().any(|b| a + b == last))
 }
 
+/// Whether a total's candidate is one amount other than zero on its label's own line (not a
+/// row that does not add up, not a value below or after the label).
+fn names_one_amount(c: &Candidate, at: &Ctx) -> bool {
+    at.order == c.order
+        && c.quality > AMOUNT_IN_ROW
+        && parse_amount_cents(&c.field.value).is_some_and(|cents| cents != 0)
+}
+
 impl Extractor<'_> {
     /// The total and the line it was found on (for the currency).
     pub(super) fn total<'p>(&self, pages: &'p [Vec<Ctx<'p>>]) -> Option<(Field, &'p Ctx<'p>)> {
@@ -181,15 +190,29 @@ impl Extractor<'_> {
         // preferred label, then rows that name one value over rows that do not add up (`Total
         // Rooms 1,302.75 91.18`), then the last occurrence: totals close a document, so a later
         // `Total` wins over an earlier one.
-        let (mut best, at) = self
-            .labelled(pages, &self.total, false, same, next)
-            .into_iter()
-            .min_by_key(|(c, _)| {
-                let zero = parse_amount_cents(&c.field.value) == Some(0);
-                let doubtful = c.quality <= AMOUNT_IN_ROW;
-                let late = std::cmp::Reverse(c.order);
-                (!c.normalized, zero, c.priority, doubtful, late)
-            })?;
+        let candidates = self.labelled(pages, &self.total, false, same, next);
+        // The rows that name one amount other than zero beside their label: their label, page
+        // and amount.
+        let rows: Vec<(usize, u32, String)> = candidates
+            .iter()
+            .filter(|(c, at)| names_one_amount(c, at))
+            .map(|(c, _)| (c.priority, c.field.page, c.field.value.clone()))
+            .collect();
+        let (mut best, at) = candidates.into_iter().min_by_key(|(c, _)| {
+            let zero = parse_amount_cents(&c.field.value) == Some(0);
+            let doubtful = c.quality <= AMOUNT_IN_ROW;
+            let late = std::cmp::Reverse(c.order);
+            (!c.normalized, zero, c.priority, doubtful, late)
+        })?;
+        // Another such row of the page, behind the same label, names another amount (the
+        // items' `Total` and a tax table's): which one is the invoice's is a guess.
+        let contested = names_one_amount(&best, at)
+            && rows.iter().any(|(label, page, amount)| {
+                (*label, *page) == (best.priority, best.field.page) && *amount != best.field.value
+            });
+        if contested {
+            best.field.confidence *= TOTAL_CONTESTED;
+        }
         // A total below zero is a credit note's, or a payment's sign read with the amount.
         if parse_amount_cents(&best.field.value).is_some_and(|cents| cents < 0) {
             best.field.confidence *= NEGATIVE_TOTAL;

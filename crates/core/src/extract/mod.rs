@@ -95,6 +95,9 @@ const DATE_WITH_NUMBER: f64 = 0.9;
 /// A total with a payment printed after it (a deposit, an advance): the amount left to pay
 /// may be another.
 const PAID_AFTER_TOTAL: f64 = 0.7;
+/// Rows of one page behind the same total label name different amounts (the items' `Total`
+/// and a tax table's): the last one.
+const TOTAL_CONTESTED: f64 = 0.6;
 /// A total below zero: a credit note's, or a payment's sign (`-2,375.80`) read with the amount.
 const NEGATIVE_TOTAL: f64 = 0.5;
 /// Invoice date taken from an unlabelled date on page 1.

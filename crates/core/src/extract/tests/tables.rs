@@ -114,3 +114,19 @@ fn a_total_below_zero_is_for_a_person_to_check() {
         0.99 * NEGATIVE_TOTAL,
     );
 }
+
+#[test]
+fn two_total_rows_of_a_page_naming_different_amounts_are_a_guess() {
+    // The items' total, then a tax table's total row (central and state tax, their sum).
+    let items = "Total 2 NOS 2,928.00";
+    let x = run(&[items, "Total 7.50 320.25 320.25 640.50"]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("640.50"));
+    assert_close(
+        confidence(&x, FieldName::TotalAmount),
+        0.99 * TOTAL_CONTESTED,
+    );
+
+    // The same amount twice (a summary repeating the total) is no contest.
+    let x = run(&[items, "Total 2,928.00"]);
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
+}
