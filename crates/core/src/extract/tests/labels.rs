@@ -157,3 +157,15 @@ fn the_german_amount_or_contribution_to_pay_is_the_total() {
     ]);
     assert_eq!(value(&x, FieldName::TotalAmount), Some("440.00"));
 }
+
+#[test]
+fn a_receipts_gesamt_is_its_total() {
+    // An Austrian bar's receipt: `Gesamt` alone heads the amount.
+    let x = run(&[
+        "Rechnung Nr.: 1900016675",
+        "3 Glühwein 0,25 5,40 16,20",
+        "Gesamt: 43,10",
+        "Kartenzahlung 43,10",
+    ]);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("43.10"));
+}
