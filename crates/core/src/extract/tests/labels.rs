@@ -169,3 +169,13 @@ fn a_receipts_gesamt_is_its_total() {
     ]);
     assert_eq!(value(&x, FieldName::TotalAmount), Some("43.10"));
 }
+
+#[test]
+fn a_hotels_folio_number_is_its_bills_number_unless_an_invoice_number_is_printed() {
+    let x = run(&["Room No. 153", "Folio No. 49358", "Total 641.25"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("49358"));
+    assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
+
+    let x = run(&["Folio No. 49358", "Invoice No. 2019-0831", "Total 641.25"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("2019-0831"));
+}
