@@ -9,8 +9,8 @@ use time::{Date, Month};
 use super::issuer::norm_words;
 use super::line::{Ctx, Found};
 use super::{
-    Extractor, AMBIGUOUS_DATE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER, ORDER_SEEN,
-    TWO_DIGIT_YEAR,
+    Extractor, AMBIGUOUS_DATE, DATELINE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER,
+    ORDER_SEEN, TWO_DIGIT_YEAR,
 };
 use crate::config::DateOrder;
 use crate::model::fields::Field;
@@ -53,6 +53,9 @@ fn date_regexes() -> &'static [Regex; 4] {
         .map(|r| r.expect("static regex"))
     })
 }
+
+/// The words a dateline may put between its place and its date (`Berlin, den 19.05.2014`).
+const DATELINE_JOINERS: &[&str] = &["den", "le", "el", "il", "am", "on"];
 
 fn iso_date(date: Date) -> String {
     format!(
@@ -126,6 +129,17 @@ impl Extractor<'_> {
             }
         }
 
+        // A letter's dateline (`Berlin, 19.05.2014`, `Paris, le 3 mars 2026`): the date the
+        // document was written.
+        for ctx in pages.first()? {
+            let dateline = self.dateline(&ctx.repaired);
+            if let Some(m) = dateline.filter(|m| !self.date.excluded(ctx.text(), 0, m.end)) {
+                let mut f = found(ctx, &m);
+                f.quality *= DATELINE;
+                return Some(ctx.field(&f));
+            }
+        }
+
         // Else the first valid date on page 1 that no exclusion (`Due`) touches.
         for ctx in pages.first()? {
             for m in self.dates(&ctx.repaired) {
@@ -137,6 +151,23 @@ impl Extractor<'_> {
             }
         }
         None
+    }
+
+    /// The date of a dateline: a place (words without digits), a comma, maybe `den` or `le`,
+    /// then a valid date that ends the line.
+    fn dateline(&self, text: &str) -> Option<DateMatch> {
+        let m = self.dates(text).pop()?;
+        let (place, joiner) = text[..m.start].rsplit_once(',')?;
+        let joiner = joiner.trim();
+        let place = place.trim();
+        let place_words = !place.is_empty()
+            && place
+                .chars()
+                .all(|c| c.is_alphabetic() || c.is_whitespace() || matches!(c, '.' | '-' | '\''));
+        let ends = text[m.end..].trim().is_empty();
+        let joined =
+            joiner.is_empty() || DATELINE_JOINERS.contains(&joiner.to_lowercase().as_str());
+        (m.date.is_some() && place_words && ends && joined).then_some(m)
     }
 
     /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches.

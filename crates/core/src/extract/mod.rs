@@ -100,6 +100,8 @@ const PAID_AFTER_TOTAL: f64 = 0.7;
 const TOTAL_CONTESTED: f64 = 0.6;
 /// A total below zero: a credit note's, or a payment's sign (`-2,375.80`) read with the amount.
 const NEGATIVE_TOTAL: f64 = 0.5;
+/// Invoice date without a label, from a letter's dateline (`Berlin, 19.05.2014`).
+const DATELINE: f64 = 0.9;
 /// Invoice date taken from an unlabelled date on page 1.
 const DATE_UNLABELLED: f64 = 0.6;
 

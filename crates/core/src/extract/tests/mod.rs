@@ -315,8 +315,34 @@ fn an_impossible_date_is_kept_raw_for_validation_to_reject() {
 
 #[test]
 fn an_unlabelled_date_on_page_one_is_a_low_confidence_fallback() {
-    let x = run(&["Acme Ltd", "Due 30/04/2026", "London, 14 March 2026"]);
+    let x = run(&[
+        "Acme Ltd",
+        "Due 30/04/2026",
+        "14 March 2026 Consulting 100.00",
+    ]);
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-03-14"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * DATE_UNLABELLED,
+    );
+}
+
+#[test]
+fn a_letters_dateline_is_its_date_when_no_label_names_one() {
+    let x = run(&[
+        "Muster GmbH",
+        "Finanzrate vom 01.11.2024 bis 30.11.2024",
+        "München, den 04.11.2024",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2024-11-04"));
+    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * DATELINE);
+
+    // A date after words with digits, or followed by more text, is no dateline.
+    let x = run(&[
+        "Acme Ltd",
+        "Unit 4, 14 March 2026",
+        "London, 15 March 2026 ref 12",
+    ]);
     assert_close(
         confidence(&x, FieldName::InvoiceDate),
         0.99 * DATE_UNLABELLED,
