@@ -38,6 +38,7 @@ fn token(text: &str, from: usize) -> Option<Found> {
         let at = start + first.len() + text[start + first.len()..].find(second)?;
         at + second.trim_end_matches(['.', ',', ';', ':', ')']).len()
     };
+    let end = end + part_suffix(&text[end..]);
     Some(Found {
         value: text[start..end].split_whitespace().collect(),
         start,
@@ -45,6 +46,22 @@ fn token(text: &str, from: usize) -> Option<Found> {
         quality: 1.0,
         normalized: true,
     })
+}
+
+/// The length of a part number printed after a number behind a slash (`030405755 / 1`, a
+/// hotel's sub-folio; `RE-1001/2`): one to three letters or digits ending the word. A longer
+/// word after the slash (`/ 16.05.2022`, `/ 2026`) is another value.
+fn part_suffix(rest: &str) -> usize {
+    let after_slash = rest.trim_start().strip_prefix('/').map(str::trim_start);
+    let Some(after) = after_slash else {
+        return 0;
+    };
+    let part = after.split_whitespace().next().unwrap_or("");
+    let ok = (1..=3).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric());
+    match ok {
+        true => rest.len() - after.len() + part.len(),
+        false => 0,
+    }
 }
 
 impl Extractor<'_> {

@@ -179,3 +179,18 @@ fn a_hotels_folio_number_is_its_bills_number_unless_an_invoice_number_is_printed
     let x = run(&["Folio No. 49358", "Invoice No. 2019-0831", "Total 641.25"]);
     assert_eq!(value(&x, FieldName::InvoiceNumber), Some("2019-0831"));
 }
+
+#[test]
+fn a_part_number_behind_a_slash_belongs_to_the_invoice_number() {
+    let x = run(&["Invoice No : 030405755 / 1", "Total 1,568.18"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("030405755/1"));
+
+    // A date or a longer word after the slash is another value.
+    let x = run(&[
+        "Rechnung: JI20018793 / 16.05.2022 Seite 1/2",
+        "Gesamt 10,00",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("JI20018793"));
+    let x = run(&["Invoice No: 4711 / 2026", "Total 10.00"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("4711"));
+}
