@@ -74,6 +74,7 @@ impl Extractor<'_> {
                 }
             }
         }
+        self.merge_sentence_heads(&mut names);
         let mut scored: Vec<(u32, usize, &String, &Vec<Mention>)> = names
             .iter()
             .map(|(key, mentions)| {
@@ -83,15 +84,19 @@ impl Extractor<'_> {
             })
             .collect();
         scored.sort_by_key(|(score, order, _, _)| (std::cmp::Reverse(*score), *order));
-        let (score, _, _, mentions) = scored.first()?;
+        let (score, _, key, mentions) = scored.first()?;
         let runner_up = scored.get(1).map_or(0, |s| s.0);
-        // The mention to report: the best-read one with the legal form, else the best-read.
+        // The mention to report: one with the legal form, else any; of those, the name as
+        // mentioned alone (not inside a sentence's words), then the best-read.
+        let alone = |m: &&Mention| self.name_key(&m.found.value) == **key;
         let read = |m: &&Mention| m.ctx.field(&m.found).confidence;
+        let better =
+            |a: &&Mention, b: &&Mention| alone(a).cmp(&alone(b)).then(read(a).total_cmp(&read(b)));
         let best = mentions
             .iter()
             .filter(|m| m.suffix)
-            .max_by(|a, b| read(a).total_cmp(&read(b)))
-            .or_else(|| mentions.iter().max_by(|a, b| read(a).total_cmp(&read(b))))?;
+            .max_by(better)
+            .or_else(|| mentions.iter().max_by(better))?;
         let mut found = Found {
             value: best.found.value.clone(),
             ..best.found
@@ -111,6 +116,31 @@ impl Extractor<'_> {
             readings.get(&key).copied().unwrap_or(0.0)
         };
         Some(best.ctx.field_read_elsewhere(&found, &elsewhere))
+    }
+
+    /// A name read inside a sentence can carry the sentence's words before it (`Sitz der
+    /// Premier Inn GmbH`, `Mitglied der Acme AG`): a name whose words end with the words of
+    /// another name the page mentions is that name, its mentions joining the other's.
+    fn merge_sentence_heads(&self, names: &mut BTreeMap<String, Vec<Mention>>) {
+        let words: Vec<(String, Vec<String>)> = names
+            .iter()
+            .filter_map(|(key, mentions)| {
+                let first = mentions.first()?;
+                Some((key.clone(), self.name_words(&first.found.value)))
+            })
+            .collect();
+        for (key, long) in &words {
+            let shorter = words
+                .iter()
+                .filter(|(_, short)| !short.is_empty() && short.len() < long.len())
+                .filter(|(_, short)| long.ends_with(short))
+                .min_by_key(|(_, short)| short.len());
+            if let Some((into, _)) = shorter {
+                if let Some(moved) = names.remove(key) {
+                    names.entry(into.clone()).or_default().extend(moved);
+                }
+            }
+        }
     }
 
     /// The names a line mentions: each separated part that is organisation-shaped or ends in a
@@ -228,6 +258,11 @@ impl Extractor<'_> {
 
     /// A name's identity: its words without legal forms and document titles.
     fn name_key(&self, name: &str) -> String {
+        self.name_words(name).concat()
+    }
+
+    /// The words of a name's identity ([`Self::name_key`]), in order.
+    fn name_words(&self, name: &str) -> Vec<String> {
         let mut words = norm_words(name);
         // Legal forms of several words first (`Private Limited`), then single ones.
         let mut forms: Vec<&Vec<String>> = self.suffixes.iter().filter(|s| !s.is_empty()).collect();
@@ -239,11 +274,8 @@ impl Extractor<'_> {
                 words.drain(at..at + form.len());
             }
         }
+        words.retain(|w| !self.titles.iter().any(|t| t.len() == 1 && t[0] == *w));
         words
-            .iter()
-            .filter(|w| !self.titles.iter().any(|t| t.len() == 1 && &t[0] == *w))
-            .map(String::as_str)
-            .collect()
     }
 
     /// The lines of the seller's block: under an issuer label alone on its line (`Verkäufer:`)

@@ -195,3 +195,26 @@ fn a_buyer_after_to_and_a_country_alone_name_no_issuer() {
     ]);
     assert_eq!(value(&x, FieldName::Issuer), None);
 }
+
+#[test]
+fn a_name_read_with_the_words_of_its_sentence_is_the_name_mentioned_alone() {
+    // The addressee's company in the window without a label; the seller only in the footer's
+    // sentences, once with the sentence's own words before it.
+    let doc = placed(&[
+        (0.1, 0.05, "Premier Inn Hamburg City Zentrum 4"),
+        (0.1, 0.20, "Apimeister Consulting GmbH"),
+        (0.1, 0.22, "Friedrichstrasse 114A"),
+        (0.1, 0.30, "Invoice Number : GABI66950"),
+        (
+            0.1,
+            0.90,
+            "Premier Inn GmbH ist ein Mitglied der Whitbread Group",
+        ),
+        (
+            0.1,
+            0.92,
+            "Sitz der Premier Inn GmbH: Europa-Allee 22, 60327 Frankfurt am Main.",
+        ),
+    ]);
+    assert_clear_issuer(&doc, "Premier Inn GmbH");
+}
