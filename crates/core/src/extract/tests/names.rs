@@ -218,3 +218,25 @@ fn a_name_read_with_the_words_of_its_sentence_is_the_name_mentioned_alone() {
     ]);
     assert_clear_issuer(&doc, "Premier Inn GmbH");
 }
+
+#[test]
+fn central_european_and_asian_legal_forms_end_a_name() {
+    for (line, name) in [
+        (
+            "Motel One Prague Hybernska s.r.o., Ovocny trh 1096/8",
+            "Motel One Prague Hybernska s.r.o.",
+        ),
+        (
+            "Valamar Riviera d.d. Stancija Kaligari 1",
+            "Valamar Riviera d.d.",
+        ),
+        ("Budapest Kávé Kft. Váci út 12", "Budapest Kávé Kft."),
+        (
+            "Lion City Traders Pte Ltd 8 Marina View",
+            "Lion City Traders Pte Ltd",
+        ),
+    ] {
+        let x = run(&["Invoice No: 4711", line]);
+        assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
+    }
+}
