@@ -124,8 +124,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.18";
-const PINNED_FINGERPRINT: &str = "cfg-500cff8203703c8e";
+const PINNED_VERSION: &str = "2026-12-05.19";
+const PINNED_FINGERPRINT: &str = "cfg-ea780300cde827f9";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

@@ -194,3 +194,16 @@ fn a_part_number_behind_a_slash_belongs_to_the_invoice_number() {
     let x = run(&["Invoice No: 4711 / 2026", "Total 10.00"]);
     assert_eq!(value(&x, FieldName::InvoiceNumber), Some("4711"));
 }
+
+#[test]
+fn iso_codes_of_smaller_and_former_currencies_name_the_currency() {
+    for (line, code) in [
+        ("Ukupno / Total HRK 3,563.84", "HRK"),
+        ("Total THB 1,250.00", "THB"),
+        ("Amount Due KES 4,800.00", "KES"),
+    ] {
+        let x = run(&["Invoice No: 4711", line]);
+        assert_eq!(value(&x, FieldName::Currency), Some(code), "{line}");
+        assert_close(confidence(&x, FieldName::Currency), 0.99);
+    }
+}
