@@ -1,12 +1,13 @@
 //! The invoice number: the first token with a digit after its label, or else after the
-//! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`).
+//! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`),
+//! or else behind a number marker alone on its line (`N° 2023-6013`), less surely.
 
 use std::collections::HashSet;
 
 use super::issuer::norm_words;
 use super::labels::preferred;
 use super::line::{Ctx, Found};
-use super::{Extractor, GENERIC_NUMBER, NUMBER_CONTESTED, TITLE_NUMBER};
+use super::{Extractor, GENERIC_NUMBER, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_NUMBER};
 use crate::model::fields::Field;
 
 /// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
@@ -100,7 +101,7 @@ impl Extractor<'_> {
                 field.confidence *= GENERIC_NUMBER;
                 Some(field)
             }),
-            None => after_title(),
+            None => after_title().or_else(|| self.number_after_marker(pages.first()?)),
         }
     }
 
@@ -133,6 +134,25 @@ impl Extractor<'_> {
             })?;
             let (at, _) = words.get(marker + 2)?;
             Some(ctx.field(&self.number_token(text, *at)?))
+        })
+    }
+
+    /// The first line of page 1 that is a number marker and a number alone (`N° 2023-6013`
+    /// under a title and a date stacked above it; the OCR's `n®` for `nº`): what it numbers is
+    /// a guess, for a person to check.
+    fn number_after_marker(&self, page: &[Ctx]) -> Option<Field> {
+        page.iter().find_map(|ctx| {
+            let text = ctx.text();
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let [marker, _] = words.as_slice() else {
+                return None;
+            };
+            let norm = norm_words(marker);
+            let is_marker = matches!(norm.as_slice(), [n] if NUMBER_MARKERS.contains(&n.as_str()));
+            let at = text.rfind(words[1])?;
+            let mut found = self.number_token(text, at).filter(|_| is_marker)?;
+            found.quality = MARKER_NUMBER;
+            Some(ctx.field(&found))
         })
     }
 

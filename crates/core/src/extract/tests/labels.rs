@@ -207,3 +207,24 @@ fn iso_codes_of_smaller_and_former_currencies_name_the_currency() {
         assert_close(confidence(&x, FieldName::Currency), 0.99);
     }
 }
+
+#[test]
+fn a_number_marker_alone_under_a_stacked_title_names_the_number_for_a_person_to_check() {
+    // `FACTURE`, the date, then `nº 2023-6013` (the OCR reading `n®`), each on its own line.
+    let x = run(&["PACANO FACTURE", "HOTEL PARIS 20/09/2023", "n® 2023-6013"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("2023-6013"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * MARKER_NUMBER,
+    );
+
+    // A marker before a date, a line with more words, or a word that is no marker names no
+    // number.
+    let x = run(&[
+        "FACTURE",
+        "N° 20/09/2023",
+        "Chambre n° 12 vue mer",
+        "Chambre 12",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), None);
+}
