@@ -13,6 +13,7 @@
 mod amounts;
 mod currency;
 mod dates;
+mod domains;
 mod issuer;
 mod labels;
 mod language;
