@@ -428,13 +428,17 @@ fn name_word(w: &str) -> bool {
         || core.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
+/// A name at `start..end` of `text`, without the borders and underlines the OCR read around it
+/// (`|LE FOURNISSEUR`, `__Leonardo`) and the punctuation ending a part.
 fn found(text: &str, start: usize, end: usize) -> Found {
+    let raw = &text[start..end];
+    let value = raw.trim_start_matches(['|', '_', '[', '{', '•', '*']);
+    let start = start + raw.len() - value.len();
+    let value = value.trim_end_matches([',', ';', ':', '|', '_', ']', '}']);
     Found {
-        value: text[start..end]
-            .trim_end_matches([',', ';', ':'])
-            .to_string(),
+        value: value.to_string(),
         start,
-        end,
+        end: start + value.len(),
         quality: 1.0,
         normalized: true,
     }

@@ -240,3 +240,14 @@ fn central_european_and_asian_legal_forms_end_a_name() {
         assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
     }
 }
+
+#[test]
+fn a_name_is_reported_without_the_borders_and_underlines_read_around_it() {
+    for (line, name) in [
+        ("|Le Fournisseur SARL", "Le Fournisseur SARL"),
+        ("__Leonardo Hotels GmbH|", "Leonardo Hotels GmbH"),
+    ] {
+        let x = run(&[line, "Invoice No: 4711"]);
+        assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
+    }
+}
