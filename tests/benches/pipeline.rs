@@ -265,12 +265,13 @@ async fn review_resume(stack: &Stack) {
         );
         stack.wait_for_execution(&run_id).await;
         let history = stack.history(&run_id).await;
-        // The review Task's state exited (StartOcr waits for a token too, before the review).
+        // The Validate Task's state exited: its wait, the review's, ended (StartOcr waits for a
+        // token too, before it).
         let resumed = history
             .iter()
             .find(|e| {
                 e.state_exited_event_details()
-                    .is_some_and(|d| d.name() == "OpenReview")
+                    .is_some_and(|d| d.name() == "Validate")
             })
             .map(|e| e.timestamp().as_secs_f64())
             .expect("the review Task ended");

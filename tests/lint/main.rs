@@ -338,11 +338,23 @@ fn step_of(state: &Value) -> Option<Step> {
         ("${RouteFunctionArn}", Some("fail")) => Step::Fail,
         ("${RouteFunctionArn}", Some("reject")) => Step::Reject,
         ("${CompensateFunctionArn}", Some("compensate")) => Step::Compensate,
-        ("${ReviewCallbackFunctionArn}", Some("open")) => Step::Review,
         ("${ReviewCallbackFunctionArn}", Some("escalate")) => Step::Escalate,
         ("${ReprocessFunctionArn}", Some("start" | "check")) => Step::Reprocess,
         _ => return None,
     })
+}
+
+/// The steps a Task runs: its own ([`step_of`]) and, for a Validate Task that waits with a
+/// token, the review it hands the token to (validate opens the review task; a reviewer's
+/// decision ends the wait), whose outcomes it must catch too.
+fn steps_of(state: &Value) -> Vec<Step> {
+    let waits = state["Resource"]
+        .as_str()
+        .is_some_and(|r| r.ends_with(".waitForTaskToken"));
+    match step_of(state) {
+        Some(Step::Validate) if waits => vec![Step::Validate, Step::Review],
+        step => step.into_iter().collect(),
+    }
 }
 
 /// The Tasks of a state machine with the step each runs, as (state name, state, step).
@@ -371,15 +383,18 @@ fn caught_by_name<'a>(state: &'a Value, error: &str) -> Option<&'a str> {
 fn business_problems(asl: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     for (name, state, step) in tasks(asl) {
-        let Some(step) = step else {
+        if step.is_none() {
             problems.push(format!("{name}: runs no step this lint knows"));
             continue;
-        };
+        }
         let catch_all = caught_by_name(state, "States.ALL");
         // After effects have happened, every failure is compensated (the error's name is the
         // compensation's reason): a business outcome may share the catch-all's Compensate.
         let compensates = |next: &str| step_of(&asl["States"][next]) == Some(Step::Compensate);
-        for kind in step.business_outcomes() {
+        let outcomes = steps_of(state)
+            .into_iter()
+            .flat_map(|s| s.business_outcomes());
+        for kind in outcomes {
             match caught_by_name(state, kind.name()) {
                 None => problems.push(format!("{name}: {kind} is not caught by name")),
                 Some(next) if Some(next) == catch_all && !compensates(next) => {
@@ -407,7 +422,10 @@ fn business_errors_are_caught_by_name_and_never_retried() {
         if file != "document-pipeline.asl.json" {
             continue;
         }
-        let run: Vec<_> = tasks(&asl).into_iter().filter_map(|(_, _, s)| s).collect();
+        let run: Vec<_> = tasks(&asl)
+            .into_iter()
+            .flat_map(|(_, state, _)| steps_of(state))
+            .collect();
         for step in Step::ALL {
             if !step.business_outcomes().is_empty() {
                 assert!(run.contains(&step), "{file}: no Task runs {step}");

@@ -242,13 +242,13 @@ fn every_parameter_substituted_into_the_definition_publishes_a_new_version() {
 #[test]
 fn the_template_lint_names_a_substituted_parameter_missing_from_the_version() {
     let text = template();
-    let named = ", review wait ${ReviewTimeoutSeconds} s";
+    let named = ", receipt wait ${ReceiptTimeoutSeconds} s";
     assert!(
         text.contains(named),
         "the version's Description no longer has the form this test removes"
     );
     let stripped = text.replace(named, "");
-    assert_eq!(unversioned(&stripped), vec!["ReviewTimeoutSeconds"]);
+    assert_eq!(unversioned(&stripped), vec!["ReceiptTimeoutSeconds"]);
 }
 
 /// The `Timeout` of the function resource `name`.

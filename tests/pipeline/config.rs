@@ -9,7 +9,7 @@ use docket_aws::faults::Faults;
 use docket_core::config::PipelineConfig;
 use docket_core::model::run::ExecutionInput;
 use docket_core::ports::ConfigStore;
-use docket_core::steps::DEFAULT_OCR_WAIT_SECONDS;
+use docket_core::steps::{DEFAULT_OCR_WAIT_SECONDS, DEFAULT_REVIEW_WAIT_SECONDS};
 use docket_core::validate::{Decision, ValidationReport};
 use docket_e2e::reviewers::{docket, json_of, Session};
 use docket_e2e::stack::Stack;
@@ -55,6 +55,7 @@ async fn a_run_started_under_another_config_is_validated_under_it_by_the_deploye
             serde_json::to_string(&ExecutionInput {
                 run: input.clone(),
                 ocr_wait_seconds: DEFAULT_OCR_WAIT_SECONDS,
+                review_wait_seconds: DEFAULT_REVIEW_WAIT_SECONDS,
             })
             .unwrap(),
         )

@@ -69,8 +69,8 @@ async fn review_task_ends(stack: &Stack, run_id: &str) -> usize {
         let callback = succeeded
             .or(failed)
             .is_some_and(|r| r.contains("waitForTaskToken"));
-        // The review's wait only: the receipt wait (in RouteReviewed) is ended by the consumer.
-        ends += usize::from(callback && state == "OpenReview");
+        // The review's wait only (in Validate): the receipt wait (in Route) is the consumer's.
+        ends += usize::from(callback && state == "Validate");
     }
     ends
 }

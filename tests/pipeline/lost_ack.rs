@@ -55,6 +55,7 @@ pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
         actor: actor.into(),
         clock: Clock::System,
         ocr_wait_seconds: docket_core::steps::DEFAULT_OCR_WAIT_SECONDS,
+        review_wait_seconds: docket_core::steps::DEFAULT_REVIEW_WAIT_SECONDS,
     }
 }
 

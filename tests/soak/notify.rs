@@ -45,7 +45,7 @@ async fn a_run_whose_ocr_notification_is_lost_polls_its_job_after_the_wait_and_c
         "{entered:?}"
     );
     assert!(
-        entered.ends_with(&["Validate", "Decide", "Route"].map(String::from)),
+        entered.ends_with(&["Validate", "Route"].map(String::from)),
         "{entered:?}"
     );
     // with one Textract job, and every effect once

@@ -23,7 +23,9 @@ use docket_core::ports::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
     HasOcr, HasOcrWaits, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
-use docket_core::steps::{Clock, Context, Layout, DEFAULT_OCR_WAIT_SECONDS};
+use docket_core::steps::{
+    Clock, Context, Layout, DEFAULT_OCR_WAIT_SECONDS, DEFAULT_REVIEW_WAIT_SECONDS,
+};
 use docket_core::Error;
 
 /// The adapters and context of a function. `X` is what only this function has (see [`Extra`]),
@@ -268,7 +270,8 @@ impl<X: Extra> Deps<X> {
             config,
             actor,
             clock: Clock::System,
-            ocr_wait_seconds: ocr_wait_seconds()?,
+            ocr_wait_seconds: seconds_env("OCR_WAIT_SECONDS", DEFAULT_OCR_WAIT_SECONDS)?,
+            review_wait_seconds: seconds_env("REVIEW_WAIT_SECONDS", DEFAULT_REVIEW_WAIT_SECONDS)?,
         };
         let store = match from_env.saga() {
             Some(saga) => store.with_saga(saga.clone()),
@@ -302,15 +305,14 @@ impl<X: Sync> HasStore for Deps<X> {
     }
 }
 
-/// `OCR_WAIT_SECONDS` (the functions that start runs have it), or the default.
-fn ocr_wait_seconds() -> Result<u32, Error> {
-    match std::env::var("OCR_WAIT_SECONDS") {
-        Err(_) => Ok(DEFAULT_OCR_WAIT_SECONDS),
-        Ok(s) => s.parse().map_err(|_| {
-            Error::Internal(format!(
-                "OCR_WAIT_SECONDS is not a number of seconds: {s:?}"
-            ))
-        }),
+/// A wait of the execution input, from `name` (the functions that start runs have it), or
+/// `default`.
+fn seconds_env(name: &str, default: u32) -> Result<u32, Error> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(s) => s
+            .parse()
+            .map_err(|_| Error::Internal(format!("{name} is not a number of seconds: {s:?}"))),
     }
 }
 

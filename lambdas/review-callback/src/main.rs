@@ -1,4 +1,4 @@
-//! review-callback: opens and escalates review tasks for the state machine (only its role may
+//! review-callback: escalates review tasks for the state machine (only its role may
 //! invoke this function). See `docket_lambda::handlers::review`.
 
 #![recursion_limit = "256"] // for release builds: see docket_lambda's crate doc

@@ -194,5 +194,6 @@ pub fn test_context(clock: Clock) -> Context {
         actor: "docket/test".into(),
         clock,
         ocr_wait_seconds: crate::steps::DEFAULT_OCR_WAIT_SECONDS,
+        review_wait_seconds: crate::steps::DEFAULT_REVIEW_WAIT_SECONDS,
     }
 }

@@ -34,9 +34,10 @@ pub struct RunInput {
     pub reuse_ocr: Option<ObjectRef>,
 }
 
-/// An execution's input, as a run's start writes it (`steps::ingest::begin_run`): the run, and
-/// how long its OCR Task waits for the job's completion notification (the Task's
-/// `TimeoutSecondsPath`; an execution without it fails at StartOcr).
+/// An execution's input, as a run's start writes it (`steps::ingest::begin_run`): the run, how
+/// long its OCR Task waits for the job's completion notification and how long its Validate Task
+/// waits for a reviewer (the Tasks' `TimeoutSecondsPath`; an execution without them fails at
+/// StartOcr or Validate).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionInput {
@@ -44,6 +45,8 @@ pub struct ExecutionInput {
     pub run: RunInput,
     /// Seconds (`steps::Context::ocr_wait_seconds`).
     pub ocr_wait_seconds: u32,
+    /// Seconds (`steps::Context::review_wait_seconds`).
+    pub review_wait_seconds: u32,
 }
 
 /// A pointer to an S3 object (optionally one version of it).

@@ -214,6 +214,7 @@ pub(super) async fn begin_run(
     let body = ExecutionInput {
         run: input.clone(),
         ocr_wait_seconds: ctx.ocr_wait_seconds,
+        review_wait_seconds: ctx.review_wait_seconds,
     };
     let body = serde_json::to_value(body).expect("an execution input serializes");
     ports.workflow().start(name, &body).await

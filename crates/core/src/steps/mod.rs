@@ -108,11 +108,19 @@ pub struct Context {
     /// workflow polls the job instead (seconds; the execution input's `ocrWaitSeconds`,
     /// written when the run starts).
     pub ocr_wait_seconds: u32,
+    /// How long a run that needs a person waits in Validate for a reviewer's decision before it
+    /// is escalated (seconds; the execution input's `reviewWaitSeconds`, written when the run
+    /// starts).
+    pub review_wait_seconds: u32,
 }
 
 /// [`Context::ocr_wait_seconds`] unless the stack sets another (`OCR_WAIT_SECONDS`): long
 /// enough for a multi-page job under load; a lost notification costs this much latency.
 pub const DEFAULT_OCR_WAIT_SECONDS: u32 = 300;
+
+/// [`Context::review_wait_seconds`] unless the stack sets another (`REVIEW_WAIT_SECONDS`, from
+/// the stack parameter `ReviewTimeoutSeconds`): three days.
+pub const DEFAULT_REVIEW_WAIT_SECONDS: u32 = 259_200;
 
 /// How many times an audit append is retried when another writer took the next seq first.
 const AUDIT_RACE_ATTEMPTS: usize = 8;

@@ -1,12 +1,12 @@
-//! Human review in the workflow: `open` (the state machine's `waitForTaskToken` Task calls it
-//! with the token), `decide` (a reviewer, through the API or the CLI), `escalate` (the wait
+//! Human review in the workflow: `open` (validate calls it with the Validate Task's token when
+//! a document needs a person: `steps::validate::validate_and_wait`), `decide` (a reviewer, through the API or the CLI), `escalate` (the wait
 //! timed out). The rules of tasks and decisions are in [`crate::review`]; this module adds the
 //! audit trail, the run's status and the one callback.
 //!
 //! - `open` is idempotent: a retried open finds the task and only stores the new token.
 //! - `decide`: the caller's tenant must be the task's; the first decision wins by conditional
 //!   write; only the winner sends the callback, once: `SendTaskSuccess` with the approved fields
-//!   ([`Reviewed`], what route continues with) or `SendTaskFailure` `Business.ReviewRejected`.
+//!   ([`Approved`] with a [`Reviewed`], what route continues with) or `SendTaskFailure` `Business.ReviewRejected`.
 //!   When Step Functions no longer waits (`TaskTimedOut`, `InvalidToken`), the task is marked
 //!   `expired` and the caller is told so (`Conflict.ReviewExpired`); the decision stays recorded.
 //! - `escalate`: the task expires (`States.Timeout`) and the run becomes `escalated`, owned by
@@ -34,7 +34,20 @@ use crate::review::{
 use crate::validate::ValidationReport;
 use crate::Error;
 
-/// What the workflow gets back from an approval (the `SendTaskSuccess` output) and route uses.
+/// What the Validate Task's wait ends with for a document to route, and route reads (the
+/// Task's `report` and `review`): validate ends it itself for a document it approves
+/// (`review: None`, serialized as `null`: the state machine reads the path), a reviewer's
+/// approval for one that needed a person.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approved {
+    /// The run's validation report.
+    pub report: ObjectRef,
+    /// The reviewer's approval, when a person was asked.
+    pub review: Option<Reviewed>,
+}
+
+/// A reviewer's approval, with the fields to route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reviewed {
@@ -173,10 +186,13 @@ pub async fn decide(
         .ok_or_else(|| Error::Internal(format!("review task {task_id} has no token")))?;
     let sent = match recorded.approved_fields() {
         Some(fields) => {
-            let output = Reviewed {
-                task_id: task_id.clone(),
-                reviewer: recorded_decision.reviewer.id.clone(),
-                fields,
+            let output = Approved {
+                report: task.report.clone(),
+                review: Some(Reviewed {
+                    task_id: task_id.clone(),
+                    reviewer: recorded_decision.reviewer.id.clone(),
+                    fields,
+                }),
             };
             let output = serde_json::to_value(&output).expect("review outputs serialize");
             callback.succeed(&token, &output).await

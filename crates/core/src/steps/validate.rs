@@ -1,19 +1,27 @@
 //! Validate: extraction and validation rules over the normalized OCR; the report goes to the
 //! derived bucket. An invalid document ends its run as `invalid` with the business error
 //! `Business.DocumentInvalid`; one that needs a person waits as `awaiting_review`.
+//!
+//! The Validate Task waits with a token ([`validate_and_wait`]): validate ends the wait at once
+//! for a document it approves, and hands the token to the review task of one that needs a
+//! person, so that the reviewer's decision ends it (`steps::review`). Both go on to one route
+//! Task, which saves the state machine a Choice (a state transition for every document).
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::review::{self, Approved, OpenRequest};
 use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
 use crate::error::ErrorKind;
 use crate::extract::extract;
 use crate::ids::sha256_hex;
-use crate::model::run::{ObjectRef, RunInput};
+use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::model::step::Step;
 use crate::ocr::OcrDocument;
-use crate::ports::{BlobStore, Change, HasBlobs, HasStore, RunStatus};
+use crate::ports::{
+    BlobStore, Change, HasBlobs, HasCallback, HasReviews, HasStore, RunStatus, TaskCallback,
+};
 use crate::validate::{validate, Decision};
 use crate::Error;
 
@@ -31,6 +39,48 @@ pub struct Validated {
 
 /// The decision that asks a person (`Validated::decision`).
 pub const NEEDS_REVIEW: &str = "needs_review";
+
+/// The Validate Task's wait: its token, and how long it waits (a reviewer's time).
+#[derive(Debug, Clone)]
+pub struct Wait {
+    /// The waiting Task attempt's token.
+    pub token: TaskToken,
+    /// The Task's `TimeoutSeconds`: a review task's deadline.
+    pub timeout_seconds: i64,
+}
+
+/// Validates the run's normalized OCR ([`run`]), then ends the Validate Task's wait with
+/// [`Approved`] for a document it approves, or opens the review task of one that needs a person
+/// with the token (`steps::review::open`), whose decision ends the wait. Safe to run twice: the
+/// report and its audit entry are written once, the review task is found again (a retry only
+/// stores the new token), and a second `SendTaskSuccess` for a wait that already ended is
+/// refused by Step Functions (`Conflict.ReviewExpired`) while the Task has long moved on.
+pub async fn validate_and_wait(
+    ports: &(impl HasBlobs + HasStore + HasReviews + HasCallback),
+    ctx: &Context,
+    input: &RunInput,
+    normalized: &ObjectRef,
+    wait: Wait,
+) -> Result<Validated, Error> {
+    let validated = run(ports, ctx, input, normalized).await?;
+    if validated.decision == NEEDS_REVIEW {
+        let open = OpenRequest {
+            report: validated.report.clone(),
+            ocr: normalized.clone(),
+            token: wait.token,
+            timeout_seconds: wait.timeout_seconds,
+        };
+        review::open(ports, ctx, input, open).await?;
+    } else {
+        let approved = Approved {
+            report: validated.report.clone(),
+            review: None,
+        };
+        let output = serde_json::to_value(approved).expect("an approval serializes");
+        ports.callback().succeed(&wait.token, &output).await?;
+    }
+    Ok(validated)
+}
 
 /// Validates the run's normalized OCR.
 pub async fn run(

@@ -33,7 +33,7 @@ use crate::{answer, run_context, run_step, span, traced, Failure};
 /// What route runs on: the shared adapters and its saga's.
 pub type Deps = crate::Deps<crate::deps::Route>;
 
-/// What the state machine (`Route`, `RouteReviewed`, `RecordRejected`), the rules, the schedule
+/// What the state machine (`Route`, `RecordRejected`), the rules, the schedule
 /// and `docket ops redrive` send.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
@@ -46,8 +46,8 @@ pub enum Request {
         run: RunInput,
         /// Its validation report.
         report: ObjectRef,
-        /// The reviewer's approval (the review Task's output), for a reviewed run.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The reviewer's approval (`null` when validate approved), for a reviewed run.
+        #[serde(default)]
         review: Option<Reviewed>,
         /// The waiting Task's token (`$$.Task.Token`; serialized by the fixture tests only).
         #[cfg_attr(test, serde(serialize_with = "crate::fixtures::expose_token"))]

@@ -282,15 +282,15 @@ mod tests {
             "../../../../tests/fixtures/function-url-review-decision.json"
         ))
         .unwrap();
-        let open = serde_json::from_str(include_str!(
-            "../../../../tests/fixtures/sfn-review-open.json"
+        let escalate = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/sfn-review-escalate.json"
         ))
         .unwrap();
         let mut smuggled = url.clone();
-        smuggled["action"] = "open".into();
+        smuggled["action"] = "escalate".into();
 
         assert!(is_function_url_request(&url));
-        assert!(!is_function_url_request(&open));
+        assert!(!is_function_url_request(&escalate));
         assert!(!is_function_url_request(&smuggled));
         assert!(!is_function_url_request(&json!({"requestContext": {}})));
     }

@@ -8,8 +8,9 @@ use docket_core::ids::RunId;
 use docket_core::memory::{test_context, MemoryPorts};
 use docket_core::model::step::Step;
 use docket_core::ocr::OcrDocument;
-use docket_core::ports::{OcrPoll, RunStatus, Store};
+use docket_core::ports::{OcrPoll, ReviewStore, RunStatus, Store};
 use docket_core::review::identity::{Operators, Reviewers, DEFAULT_ROLE_PREFIX};
+use docket_core::review::task_id_for;
 use docket_core::steps::{Clock, Context};
 use lambda_runtime::Diagnostic;
 use serde_json::{json, Value};
@@ -156,7 +157,9 @@ impl World {
         executions[answer["run_id"].as_str().unwrap()].clone()
     }
 
-    /// An upload's execution after StartOcr, PollOcr until it succeeds, and Validate.
+    /// An upload's execution after StartOcr and Validate: with Validate's result when validate
+    /// approved it, without (still waiting in Validate, [`waits_for_a_reviewer`]) when it
+    /// opened a review task.
     async fn validated(&self, key: &str, confidence: f64) -> Value {
         let state = self.ingested(key, confidence).await;
         self.ocr_and_validate(state).await
@@ -164,7 +167,7 @@ impl World {
 
     /// An ingested execution after StartOcr (its wait ended by the job's notification to
     /// ocr-notified, retried while the job runs, as Lambda retries an asynchronous event) and
-    /// Validate.
+    /// Validate (its wait ended by validate itself when it approves the document).
     async fn ocr_and_validate(&self, mut state: Value) -> Value {
         let start = parse(payload("StartOcr", &state)).unwrap();
         let answer = ocr::handle(&self.ports, &self.ctx, start).await;
@@ -188,21 +191,27 @@ impl World {
         assert_eq!(state["poll"]["status"], "SUCCEEDED");
         let request = parse(payload("Validate", &state)).unwrap();
         let answer = validate::handle(&self.ports, &self.ctx, request).await;
-        keep("Validate", answer.expect("Validate"), &mut state);
+        if answer.expect("Validate")["decision"] == "auto_approve" {
+            let (token, output) = self.ports.callback.calls.lock().unwrap().pop().unwrap();
+            assert_eq!(token, TOKEN);
+            keep("Validate", output.expect("the wait ended"), &mut state);
+        }
         state
     }
 
-    /// A blurry upload's execution waiting in OpenReview, and its task id.
+    /// A blurry upload's execution waiting in Validate for a reviewer, and its task id.
     async fn awaiting_review(&self, key: &str) -> (Value, String) {
-        let mut state = self.validated(key, 0.55).await;
-        assert_eq!(state["validation"]["decision"], "needs_review", "{state}");
-        state["reviewPolicy"] = json!({"seconds": 86400}); // what PrepareReview sets
-        let opened = self.review(payload("OpenReview", &state)).await;
-        let task_id = opened.expect("OpenReview")["taskId"]
-            .as_str()
-            .unwrap()
-            .into();
-        (state, task_id)
+        let state = self.validated(key, 0.55).await;
+        assert!(waits_for_a_reviewer(&state), "{state}");
+        let run = RunId::parse(state["run"]["runId"].as_str().unwrap()).unwrap();
+        let task_id = task_id_for(&run);
+        let opened = self.ports.reviews.get(&task_id).await.unwrap();
+        assert!(opened.is_some(), "validate opened the task");
+        assert!(
+            self.ports.callback.calls.lock().unwrap().is_empty(),
+            "and left the wait to the reviewer"
+        );
+        (state, task_id.as_str().into())
     }
 
     /// route, as the Task `name` invokes it; its answer is kept in `state` unless the Task
@@ -286,16 +295,27 @@ impl World {
     }
 }
 
+/// Whether the execution still waits in Validate (validate opened a review task instead of
+/// ending the wait).
+fn waits_for_a_reviewer(state: &Value) -> bool {
+    state.get("validation").is_none()
+}
+
 const ALICE: &str = "arn:aws:sts::111122223333:assumed-role/docket-reviewer-acme/alice";
 
 #[tokio::test]
-async fn the_ocr_waits_deadline_which_start_ocr_reads_is_in_the_execution_input() {
+async fn the_ocr_and_review_waits_deadlines_are_in_the_execution_input() {
     let w = world();
     let state = w.ingested("inbox/acme/deadline.png", 0.97).await;
     for field in ["TimeoutSecondsPath", "HeartbeatSecondsPath"] {
-        let path = task("StartOcr")[field].as_str().unwrap().to_string();
-        let seconds = template(&json!({ "s.$": path }), &state)["s"].clone();
-        assert_eq!(seconds, json!(w.ctx.ocr_wait_seconds), "{field}");
+        for (name, wait) in [
+            ("StartOcr", w.ctx.ocr_wait_seconds),
+            ("Validate", w.ctx.review_wait_seconds),
+        ] {
+            let path = task(name)[field].as_str().unwrap().to_string();
+            let seconds = template(&json!({ "s.$": path }), &state)["s"].clone();
+            assert_eq!(seconds, json!(wait), "{name}.{field}");
+        }
     }
 }
 
@@ -303,7 +323,8 @@ async fn the_ocr_waits_deadline_which_start_ocr_reads_is_in_the_execution_input(
 async fn a_clear_invoice_goes_through_ingest_ocr_validate_and_route() {
     let w = world();
     let mut state = w.validated("inbox/acme/clear.png", 0.99).await;
-    assert_eq!(state["validation"]["decision"], "auto_approve", "{state}");
+    assert!(!waits_for_a_reviewer(&state), "{state}");
+    assert_eq!(state["validation"]["review"], Value::Null, "{state}");
 
     let routed = w.route("Route", &mut state).await;
 
@@ -316,11 +337,9 @@ async fn a_clear_invoice_goes_through_ingest_ocr_validate_and_route() {
     // Validate's result carries from the stack parameter.
     assert_eq!(routed["wait"], "waiting", "{routed}");
     for field in ["TimeoutSecondsPath", "HeartbeatSecondsPath"] {
-        for name in ["Route", "RouteReviewed"] {
-            let path = task(name)[field].as_str().unwrap().to_string();
-            let seconds = template(&json!({ "s.$": path }), &state)["s"].clone();
-            assert_eq!(seconds, 900, "{name}.{field}");
-        }
+        let path = task("Route")[field].as_str().unwrap().to_string();
+        let seconds = template(&json!({ "s.$": path }), &state)["s"].clone();
+        assert_eq!(seconds, 900, "Route.{field}");
     }
 }
 
@@ -358,12 +377,12 @@ async fn a_blurry_invoice_waits_for_a_reviewer_who_approves_it_through_the_api()
     assert_eq!(calls.len(), 1);
     let (token, output) = &calls[0];
     assert_eq!(token, TOKEN);
-    keep(
-        "OpenReview",
-        output.clone().expect("an approval"),
-        &mut state,
+    keep("Validate", output.clone().expect("an approval"), &mut state);
+    assert_eq!(
+        state["validation"]["review"]["reviewer"], "alice",
+        "{state}"
     );
-    let routed = w.route("RouteReviewed", &mut state).await;
+    let routed = w.route("Route", &mut state).await;
     assert_eq!(routed["status"], "completed", "{routed}");
     assert_eq!(routed["wait"], "waiting", "{routed}");
 }
@@ -483,18 +502,24 @@ fn a_payload_that_does_not_parse_is_reported_as_fatal_bad_input() {
 async fn each_review_function_refuses_the_others_payloads() {
     let w = world();
     let (state, task_id) = w.awaiting_review("inbox/acme/split.png").await;
-    let open = payload("OpenReview", &state);
+    let validation = payload("Validate", &state);
     // A function URL request as anyone could hand-craft it for a direct Invoke.
     let mut forged: Value = serde_json::from_str(API_REQUEST).unwrap();
     forged["rawPath"] = format!("/tasks/{task_id}/decision").into();
 
-    let api_given_open = w.review_api(open).await.unwrap_err();
+    let api_given_validation = w.review_api(validation).await.unwrap_err();
     let callback_given_url = w.review(forged.clone()).await.unwrap_err();
+    let validate_given_url = Failure::from(parse::<validate::Request>(forged.clone()).unwrap_err());
     forged["action"] = "escalate".into();
     forged["run"] = state["run"].clone();
     let callback_given_both = w.review(forged).await.unwrap_err();
 
-    for e in [&api_given_open, &callback_given_url, &callback_given_both] {
+    for e in [
+        &api_given_validation,
+        &callback_given_url,
+        &validate_given_url,
+        &callback_given_both,
+    ] {
         assert_eq!(e.0.name(), "Fatal.BadInput", "{e:?}");
     }
     assert!(w.ports.callback.calls.lock().unwrap().is_empty());

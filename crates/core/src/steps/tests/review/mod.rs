@@ -1,12 +1,14 @@
 //! Human review over the in-memory ports: a run that needs review, its task opened with a
 //! token, decided (or not) by reviewers, and routed, rejected or escalated. The helpers are
-//! here; `open`, `decide` (and route), `expiry`, `callbacks` and `race` hold the tests.
+//! here; `wait` (the Validate Task's wait), `open`, `decide` (and route), `expiry`, `callbacks`
+//! and `race` hold the tests.
 
 mod callbacks;
 mod decide;
 mod expiry;
 mod open;
 mod race;
+mod wait;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -59,8 +61,8 @@ struct Validated {
 }
 
 impl World {
-    /// Uploads `key`, ingests it and runs OCR and validation (the state machine's path up
-    /// to its Decide state), the OCR reading every line at `confidence`.
+    /// Uploads `key`, ingests it and runs OCR and validation's rules (the state machine's path
+    /// up to the Validate Task's wait), the OCR reading every line at `confidence`.
     async fn validated(&self, key: &str, total: &str, confidence: f64) -> Validated {
         self.script_ocr(key, ocr_of(&invoice_lines(total), confidence));
         let event = self.upload(key, PNG, "2026-11-30T10:00:00Z");
@@ -191,8 +193,14 @@ fn bob() -> Reviewer {
     reviewer("bob@acme", "acme")
 }
 
-/// The output of a `succeed` callback, as route gets it.
+/// The output of a `succeed` callback, as route gets it: the approval, by a reviewer.
 fn reviewed_of(call: &(String, Result<Value, String>)) -> Reviewed {
+    let approved = approved_of(call);
+    approved.review.expect("a reviewer's approval")
+}
+
+/// The output of a `succeed` callback: what ends the Validate Task's wait.
+fn approved_of(call: &(String, Result<Value, String>)) -> Approved {
     let output = call.1.as_ref().expect("a succeed callback");
-    serde_json::from_value(output.clone()).expect("the output is a Reviewed")
+    serde_json::from_value(output.clone()).expect("the output is an Approved")
 }
