@@ -148,9 +148,11 @@ impl Extractor<'_> {
                 return None;
             };
             let norm = norm_words(marker);
-            let is_marker = matches!(norm.as_slice(), [n] if NUMBER_MARKERS.contains(&n.as_str()));
+            if !matches!(norm.as_slice(), [n] if NUMBER_MARKERS.contains(&n.as_str())) {
+                return None;
+            }
             let at = text.rfind(words[1])?;
-            let mut found = self.number_token(text, at).filter(|_| is_marker)?;
+            let mut found = self.number_token(text, at)?;
             found.quality = MARKER_NUMBER;
             Some(ctx.field(&found))
         })
