@@ -88,26 +88,25 @@ pub async fn docket(session: &Session, args: &[&str]) -> Output {
     cmd.output().await.expect("run the docket CLI")
 }
 
-/// Records docket's Textract quotas as an operator would (`docket ops quotas`): `starts`
-/// StartDocumentTextDetection calls a second, `max_jobs` jobs at once, `jitter_ms` of arrival
-/// jitter. Panics unless the CLI succeeds; answers its JSON.
+/// Records docket's Textract quotas as an operator would (`docket ops quotas`): `tps` calls a
+/// second of each operation named, `max_jobs` jobs at once, `jitter_ms` of arrival jitter. Panics unless the CLI succeeds; answers its JSON.
 pub async fn record_quotas(
-    starts: impl std::fmt::Display,
+    tps: &[(&str, usize)],
     max_jobs: impl std::fmt::Display,
     jitter_ms: u32,
 ) -> Value {
-    let tps = format!("{}={starts}", docket_core::admission::START_TEXT_DETECTION);
     let (jobs, jitter) = (max_jobs.to_string(), jitter_ms.to_string());
-    let args = [
-        "ops",
-        "quotas",
-        "--tps",
-        &tps,
-        "--max-jobs",
-        &jobs,
-        "--arrival-jitter-ms",
-        &jitter,
-    ];
+    let mut args = vec!["ops".to_string(), "quotas".into()];
+    for (operation, n) in tps {
+        args.extend(["--tps".into(), format!("{operation}={n}")]);
+    }
+    args.extend([
+        "--max-jobs".into(),
+        jobs,
+        "--arrival-jitter-ms".into(),
+        jitter,
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = docket(&Session { env: Vec::new() }, &args).await;
     assert!(
         out.status.success(),

@@ -14,10 +14,10 @@ use serde_json::Value;
 
 use crate::{render, util};
 
-/// The audit actions of a run that completed without review, each exactly once.
+/// The audit actions of a run that completed without review, each exactly once (a document read
+/// as a job has `ocr.started` too; a one-page one is read at once, without).
 pub const COMPLETED_RUN_ACTIONS: &[&str] = &[
     "document.accepted",
-    "ocr.started",
     "ocr.completed",
     "validation.completed",
     "run.completed",
@@ -565,8 +565,31 @@ pub fn invoice_lines(number: &str, total: &str) -> Vec<String> {
     ]
 }
 
-/// The invoice as a one-page PDF.
+/// The invoice as a one-page PDF (read by Textract's synchronous API).
 pub fn invoice_pdf(lines: &[String]) -> Vec<u8> {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     render::pdf(&[&lines])
+}
+
+/// The invoice as a two-page PDF, its terms on the second page: read as a Textract job.
+pub fn invoice_pdf_of_two_pages(lines: &[String]) -> Vec<u8> {
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    render::pdf(&[&lines, &["Terms", "Payment within 30 days."]])
+}
+
+/// The synchronous Textract reads (`DetectDocumentText`) of the object `key` seen at the wire.
+pub async fn text_reads_of(key: &str) -> usize {
+    let subject = sha256_hex(key.as_bytes());
+    util::wire_requests("textract", "DetectDocumentText", &subject)
+        .await
+        .len()
+}
+
+/// The Textract job starts seen at the wire for `run`'s OCR operation (its ClientRequestToken).
+pub async fn text_job_starts_of(run: &str) -> usize {
+    let op = docket_core::model::step::Step::Ocr.operation(&RunId::parse(run).unwrap());
+    let subject = sha256_hex(op.as_str().as_bytes());
+    util::wire_requests("textract", "StartDocumentTextDetection", &subject)
+        .await
+        .len()
 }

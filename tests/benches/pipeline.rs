@@ -1,8 +1,9 @@
 //! Pipeline benchmark (`make bench`; figures, not pass/fail). Against the stack deployed to a
 //! LocalStack whose log is at `DOCKET_LOCALSTACK_LOG`:
 //!
-//! 1. one auto-approved one-page document: state transitions (and the polls of the OCR poll
-//!    loop, entered only when no completion notification ended the OCR wait), Lambda
+//! 1. one auto-approved one-page document (read by Textract's synchronous API): state
+//!    transitions (and the polls of the OCR poll loop, entered only when nothing ended the OCR
+//!    wait before its deadline), Lambda
 //!    invocations (the Tasks', ingest's and ocr-notified's, counted at the wire), DynamoDB write
 //!    requests and S3 puts, the last two counted from LocalStack's request log; and its bill per 1,000 such documents, orchestration and OCR
 //!    apart (`docket_e2e::cost`, applied to what `docket_e2e::metering` read);
@@ -129,14 +130,14 @@ async fn one_document(stack: &Stack, log: &str) {
     ]);
     let s3_puts = count(&["s3.PutObject", "s3.CopyObject"]) - 1; // minus the upload itself
     println!("bench: one auto-approved one-page document (run {run_id})");
+    let ended_by = match (polls, notified) {
+        (0, 0) => "its own invocation: one page, read at once",
+        (0, _) => "its notification",
+        _ => "its deadline",
+    };
     println!(
-        "bench:   state transitions: {} ({polls} polls: the OCR wait ended by {})",
-        states.len(),
-        if polls == 0 {
-            "its notification"
-        } else {
-            "its deadline"
-        }
+        "bench:   state transitions: {} ({polls} polls: the OCR wait ended by {ended_by})",
+        states.len()
     );
     println!(
         "bench:   lambda invocations: {invocations} (ingest + {} task invocations + \
@@ -156,8 +157,8 @@ async fn one_document(stack: &Stack, log: &str) {
     ledger_cost(stack, log, &run_id, count(&["dynamodb.UpdateItem"])).await;
 }
 
-/// The OCR step's ledger cost: the first run's claim (accepted and completed ride in the step's
-/// audit transactions), and a replay of the step after completion.
+/// The OCR step's ledger cost: the first run's claim (completed rides in the step's audit
+/// transaction), and a replay of the step after completion.
 async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: usize) {
     let execution = stack
         .sfn
@@ -189,10 +190,10 @@ async fn ledger_cost(stack: &Stack, log: &str, run_id: &str, first_run_updates: 
          conditional put)"
     );
     println!(
-        "bench:   first run: {first_run_updates} UpdateItem in the run (the OCR claim; the OCR \
-         wait's waiter and notice: 2; the call slots of the start and the poll: 2; the receipt \
-         wait's token and answer: 2); accepted and completed are items of the step's 2 \
-         audit transactions: 0 extra requests"
+        "bench:   first run: {first_run_updates} UpdateItem in the run (the OCR claim; the call \
+         slots of the execution's start and of the one-page read: 2; the receipt wait's token \
+         and answer: 2); completed is an item of the step's one audit transaction: 0 extra \
+         requests (a job's: its wait's waiter and notice, and accepted in a second transaction)"
     );
     println!(
         "bench:   replay after completion: {replay:?} (no provider call; its callback, with a \

@@ -5,12 +5,30 @@ use std::time::{Duration, Instant};
 use docket_core::ids::{DocumentId, RunId};
 use docket_core::saga::{EventId, EventKind, ReceiptId};
 use docket_e2e::reviewers::{docket, Session};
-use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::stack::{
+    invoice_lines, invoice_pdf, invoice_pdf_of_two_pages, s, tenant, text_job_starts_of,
+    text_reads_of, Stack,
+};
 use serde_json::Value;
 
+/// How Textract reads a document.
+#[derive(Clone, Copy, PartialEq)]
+enum Read {
+    /// One page: one synchronous read, no job.
+    AtOnce,
+    /// A job, whose completion notification ends StartOcr's wait.
+    AsJob,
+}
+
 /// Runs one upload to its result and checks that the result, the run record, the execution
-/// history and the audit trail agree.
-async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>) -> DocumentId {
+/// history, the audit trail and Textract's calls at the wire agree.
+async fn assert_processed(
+    stack: &Stack,
+    tenant: &str,
+    name: &str,
+    body: Vec<u8>,
+    read: Read,
+) -> DocumentId {
     // No zero-age sweep may publish this run's event again meanwhile (its puts are counted).
     let _quiet = crate::SWEEPS.read().await;
     let document = Stack::document_id(tenant, name);
@@ -49,26 +67,36 @@ async fn assert_processed(stack: &Stack, tenant: &str, name: &str, body: Vec<u8>
     assert!(history
         .iter()
         .any(|e| e.r#type().as_str() == "ExecutionSucceeded"));
-    // The OCR job's end was notified (Textract -> SNS -> ocr-notified ended StartOcr's wait):
-    // no poll state was entered; validate ended its own Task's wait (no Choice after it); Route
+    // StartOcr's wait ended by its own invocation (one page) or by the job's notification
+    // (Textract -> SNS -> ocr-notified): no poll state was entered; validate ended its own Task's wait (no Choice after it); Route
     // waited for the consumer's receipt itself; these three are the document's every
     // transition.
     assert_eq!(entered, ["StartOcr", "Validate", "Route"], "{entered:?}");
 
     let chain = stack.audit(&document).await;
     let actions: Vec<_> = chain.iter().map(|e| e.draft.action.as_str()).collect();
-    assert_eq!(
-        actions,
-        [
-            "document.accepted",
-            "ocr.started",
-            "ocr.completed",
-            "validation.completed",
-            "run.completed",
-            "event.published",
-            "downstream.recorded"
-        ]
-    );
+    let mut expected = vec!["document.accepted"];
+    if read == Read::AsJob {
+        expected.push("ocr.started");
+    }
+    expected.extend([
+        "ocr.completed",
+        "validation.completed",
+        "run.completed",
+        "event.published",
+        "downstream.recorded",
+    ]);
+    assert_eq!(actions, expected);
+    // Textract was asked once, at the wire: one synchronous read of the object, or one job
+    // (by the run's OCR operation id) and no read; the completion names the job, if any.
+    let key = format!("inbox/{tenant}/{name}");
+    let (reads, starts) = (text_reads_of(&key).await, text_job_starts_of(&run_id).await);
+    let job = &chain[actions.iter().position(|a| *a == "ocr.completed").unwrap()];
+    let job = &job.draft.detail["jobId"];
+    match read {
+        Read::AtOnce => assert_eq!((reads, starts, job.is_null()), (1, 0, true), "{job}"),
+        Read::AsJob => assert_eq!((reads, starts, job.is_string()), (0, 1, true), "{job}"),
+    }
     assert!(chain
         .iter()
         .all(|e| e.draft.run_id.as_ref().map(|r| r.as_str()) == Some(run_id.as_str())));
@@ -150,7 +178,23 @@ async fn a_generated_pdf_invoice_ends_as_result_json_with_its_fields() {
     let tenant = tenant();
     let pdf = invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50"));
 
-    assert_processed(&stack, &tenant, "2026/invoice-42.pdf", pdf).await;
+    assert_processed(&stack, &tenant, "2026/invoice-42.pdf", pdf, Read::AtOnce).await;
+}
+
+#[tokio::test]
+async fn a_two_page_pdf_invoice_is_read_as_a_job_and_ends_as_result_json() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let pdf = invoice_pdf_of_two_pages(&invoice_lines("INV-2026-0042", "1,234.50"));
+
+    assert_processed(
+        &stack,
+        &tenant,
+        "2026/invoice-42-terms.pdf",
+        pdf,
+        Read::AsJob,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -159,7 +203,14 @@ async fn a_generated_png_invoice_ends_as_result_json_with_its_fields() {
     let tenant = tenant();
     let png = docket_e2e::render::png_of(&invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")));
 
-    assert_processed(&stack, &tenant, "scans/invoice 42+copy é.png", png).await;
+    assert_processed(
+        &stack,
+        &tenant,
+        "scans/invoice 42+copy é.png",
+        png,
+        Read::AtOnce,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -171,6 +222,7 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_the_old_outputs_stay() {
         &tenant,
         "inv.pdf",
         invoice_pdf(&invoice_lines("INV-2026-0042", "1,234.50")),
+        Read::AtOnce,
     )
     .await;
     let first = stack.runs(&document).await;

@@ -22,6 +22,7 @@ const RESOURCELESS: &[&str] = &[
     "xray:GetSamplingTargets",
     "textract:StartDocumentTextDetection",
     "textract:GetDocumentTextDetection",
+    "textract:DetectDocumentText",
     "states:SendTaskSuccess",
     "states:SendTaskFailure",
     "logs:CreateLogDelivery",

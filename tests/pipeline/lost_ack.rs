@@ -424,6 +424,7 @@ pub(crate) async fn prepared_run_under(
         source_order: "1".into(),
         config_fingerprint: config.fingerprint(),
         reuse_ocr: None,
+        pages: None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! OCR admission under Textract's quotas (issue 13): with our local Textract's quotas in the
-//! stack's region lowered, and docket's recorded to match (`docket ops quotas`), documents
-//! dropped at once all complete, and the provider refuses none of the pipeline's calls and never
+//! stack's region lowered, and docket's recorded to match (`docket ops quotas`), documents read
+//! as jobs (two pages) dropped at once all complete, and the provider refuses none of the pipeline's calls and never
 //! runs more jobs than its limit. The lowered quotas are recorded through the CLI, as an operator
 //! would. Without docket's record (admission pacing at AWS's defaults)
 //! the same drop is refused by the provider, which is what this test would then report. Ingest
@@ -23,7 +23,7 @@ use docket_core::admission::{Quotas, START_TEXT_DETECTION};
 use docket_core::admitted::Rules;
 use docket_core::ports::Admission;
 use docket_e2e::reviewers::record_quotas;
-use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
+use docket_e2e::stack::{invoice_lines, invoice_pdf_of_two_pages, s, tenant, Stack};
 use docket_e2e::util;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -33,9 +33,11 @@ const STARTS_PER_SECOND: u32 = 2;
 const MAX_JOBS: u32 = 3;
 /// Documents dropped at once: more than the jobs, several seconds of starts.
 const DOCUMENTS: usize = 10;
-/// How long each job lasts at the provider: far longer than the starts are apart, so that the
-/// three jobs are all running when the fourth document's turn comes.
-const JOB_SECONDS: f64 = 6.0;
+/// How long each page of a job lasts at the provider: the documents have two pages (read as
+/// jobs; a one-page document is read at once, with no job), so a job lasts 6 s, far longer than
+/// the starts are apart, and the three jobs are all running when the fourth document's turn
+/// comes.
+const SECONDS_PER_PAGE: f64 = 3.0;
 /// The arrival jitter recorded for our local Textract: it clocks a call when its Python handler
 /// runs, on a thread of a LocalStack busy with the other tests' runs, and under CI load a call
 /// clocked more than 100 ms (lateness and AWS's default jitter) after one sent before it was
@@ -186,7 +188,8 @@ async fn set_provider(starts: u32, jobs: u32) {
 
 /// Records docket's lowered quotas with `docket ops quotas`, and checks what it answers.
 async fn record_lowered() -> Quotas {
-    let answer = record_quotas(STARTS_PER_SECOND, MAX_JOBS, LOCAL_ARRIVAL_JITTER_MS).await;
+    let starts = [(START_TEXT_DETECTION, STARTS_PER_SECOND as usize)];
+    let answer = record_quotas(&starts, MAX_JOBS, LOCAL_ARRIVAL_JITTER_MS).await;
     assert_eq!(answer["source"], "recorded now", "{answer}");
     let quotas: Quotas = serde_json::from_value(answer["quotas"].clone()).unwrap();
     assert_eq!(quotas.tps[START_TEXT_DETECTION], STARTS_PER_SECOND);
@@ -216,7 +219,7 @@ async fn documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete() {
     // count from when none runs.
     no_job_running().await;
     util::textract_quotas(Method::DELETE, &Value::Null).await; // count from here
-    job_seconds(Some(JOB_SECONDS)).await;
+    job_seconds(Some(SECONDS_PER_PAGE)).await;
     let outcome = tokio::spawn(drop_at_once(stack)).await;
 
     // Restore both, whatever happened, then report.
@@ -249,7 +252,7 @@ async fn drop_at_once(stack: Stack) {
     let tenant = tenant();
     // Rendered first, then uploaded back to back: all of them within a second or so.
     let pdfs: Vec<_> = (0..DOCUMENTS)
-        .map(|i| invoice_pdf(&invoice_lines(&format!("INV-Q{i:03}"), "120.00")))
+        .map(|i| invoice_pdf_of_two_pages(&invoice_lines(&format!("INV-Q{i:03}"), "120.00")))
         .collect();
     let sqs = |operation: &'static str| async move {
         util::wire_requests("sqs", operation, "").await.len()

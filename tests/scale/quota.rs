@@ -76,10 +76,11 @@ impl Pacer {
     }
 }
 
-/// The time (s) the quotas alone force on `jobs_total` one-page jobs started at once: the k-th
-/// start no sooner than second ⌊k / tps⌋ (no one-second window holds more than `tps`) and no
-/// sooner than the end of the job `max_jobs` before it (no more than `max_jobs` at once), each
-/// job `job_seconds` long. `make bench-scale` measures its completion against it.
+/// The time (s) the quotas alone force on `jobs_total` one-page jobs (or synchronous reads, with
+/// `max_jobs` as many: none holds a job) asked for at once: the k-th no sooner than second
+/// ⌊k / tps⌋ (no one-second window holds more than `tps`) and no sooner than the end of the job
+/// `max_jobs` before it (no more than `max_jobs` at once), each `job_seconds` long. `make
+/// bench-scale` measures its completion against it.
 pub fn quota_bound_seconds(
     jobs_total: usize,
     tps: usize,

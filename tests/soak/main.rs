@@ -26,7 +26,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use docket_core::ids::{sha256_hex, DocumentId, RunId};
 use docket_e2e::reviewers;
 use docket_e2e::stack::{
-    invoice_lines, invoice_pdf, s, tenant, Stack, COMPLETED_RUN_ACTIONS, RUN_DEADLINE,
+    invoice_lines, invoice_pdf, invoice_pdf_of_two_pages, s, tenant, Stack, COMPLETED_RUN_ACTIONS,
+    RUN_DEADLINE,
 };
 use docket_e2e::util;
 use faults::{assert_each_fired, FaultsOn};
@@ -46,17 +47,30 @@ async fn patient_stack() -> Stack {
     Stack::load_with(cfg)
 }
 
+/// How Textract reads the dropped invoices.
+#[derive(Clone, Copy)]
+enum Read {
+    /// Every one as a job (two pages): its completion notified, then polled.
+    AsJobs,
+    /// Every other one at once (one page, the synchronous read), the rest as jobs.
+    Mixed,
+}
+
 /// Uploads `n` distinct invoices for a fresh tenant, one after another (the pipeline works on
-/// them concurrently all the same); returns their documents.
-async fn drop_invoices(stack: &Stack, n: usize) -> (String, Vec<DocumentId>) {
+/// them concurrently all the same), read as `read` says; returns their documents.
+async fn drop_invoices(stack: &Stack, n: usize, read: Read) -> (String, Vec<DocumentId>) {
     let tenant = tenant();
     let mut documents = Vec::new();
     for i in 0..n {
         let name = format!("inv-{i:03}.pdf");
-        let body = invoice_pdf(&invoice_lines(
+        let lines = invoice_lines(
             &format!("INV-2026-{:04}", 1000 + i),
             &format!("{}.50", 100 + i),
-        ));
+        );
+        let body = match read {
+            Read::Mixed if i % 2 == 0 => invoice_pdf(&lines),
+            _ => invoice_pdf_of_two_pages(&lines),
+        };
         stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
         documents.push(Stack::document_id(&tenant, &name));
     }
@@ -278,7 +292,7 @@ async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_ev
          "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
     ]);
     let on = FaultsOn::on(&stack, dynamodb, None).await;
-    let (_, documents) = drop_invoices(&stack, 8).await;
+    let (_, documents) = drop_invoices(&stack, 8, Read::Mixed).await;
     // Lambda's throttling goes on once every upload has its execution: a throttled invoke of
     // ingest by its queue's poller leaves the batch hidden for the visibility timeout (180 s,
     // as on AWS), which at 0.3 a delivery would decide this test's time; that path has a test
@@ -329,7 +343,7 @@ async fn an_upload_whose_ingest_invoke_is_throttled_waits_in_its_queue_and_is_in
          "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
     ]);
     let on = FaultsOn::on(&stack, rules, None).await;
-    let (_, documents) = drop_invoices(&stack, 1).await;
+    let (_, documents) = drop_invoices(&stack, 1, Read::AsJobs).await;
     tokio::time::sleep(INVOKE_OUTAGE).await;
     let refused = throttled(&util::wire_requests("lambda", "Invoke", &subject).await) - before;
     on.off().await;
@@ -377,11 +391,14 @@ async fn a_soak_with_mixed_faults_ends_each_document_in_a_final_state_without_du
     // each function process draws from its own clock seed, not all the same sequence. Each
     // rule's odds give it five or more expected firings over the soak's calls of its operation
     // (about 120 UpdateItem: 0.03 left it silent in one run in about 40; 100 StartExecution at
-    // 0.05, five, left it silent once: 0.6% odds, 0.003% at 0.1), and each must fire.
+    // 0.05, five, left it silent once: 0.6% odds, 0.003% at 0.1; half the documents are read
+    // at once and half as jobs, so each Textract call is made about 50 times: 0.2, ten, 0.001%),
+    // and each must fire.
     let sdk_rules = json!({"rules": [
         {"service": "dynamodb", "operation": "TransactWriteItems", "mode": "lose_response", "probability": 0.03},
         {"service": "dynamodb", "operation": "UpdateItem", "mode": "lose_response", "probability": 0.05},
-        {"service": "textract", "operation": "StartDocumentTextDetection", "mode": "lose_response", "probability": 0.1},
+        {"service": "textract", "operation": "StartDocumentTextDetection", "mode": "lose_response", "probability": 0.2},
+        {"service": "textract", "operation": "DetectDocumentText", "mode": "lose_response", "probability": 0.2},
         {"service": "s3", "operation": "PutObject", "mode": "lose_response", "probability": 0.03},
         {"service": "sfn", "operation": "StartExecution", "mode": "lose_response", "probability": 0.1}
     ]});
@@ -390,7 +407,7 @@ async fn a_soak_with_mixed_faults_ends_each_document_in_a_final_state_without_du
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap();
     let started = Instant::now();
-    let (_, documents) = drop_invoices(&stack, n).await;
+    let (_, documents) = drop_invoices(&stack, n, Read::Mixed).await;
     // 900 s for 100 (about 3 s each on these machines, with room), proportionally more for more.
     let deadline = Duration::from_secs(900.max(9 * n as u64));
     let outcomes = settle(&stack, &documents, deadline).await;

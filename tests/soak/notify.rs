@@ -10,7 +10,7 @@ use docket_e2e::util;
 use serde_json::json;
 
 use crate::faults::{assert_each_fired, FaultsOn};
-use crate::{drop_invoices, duplicates, patient_stack, settle, RUN_DEADLINE};
+use crate::{drop_invoices, duplicates, patient_stack, settle, Read, RUN_DEADLINE};
 
 #[tokio::test]
 async fn a_run_whose_ocr_notification_is_lost_polls_its_job_after_the_wait_and_completes() {
@@ -23,7 +23,7 @@ async fn a_run_whose_ocr_notification_is_lost_polls_its_job_after_the_wait_and_c
     let on = FaultsOn::on(&stack, rules, None).await;
 
     // when a document is dropped, and its run completes
-    let (_, documents) = drop_invoices(&stack, 1).await;
+    let (_, documents) = drop_invoices(&stack, 1, Read::AsJobs).await;
     let document = &documents[0];
     let run = wait_for_status(&stack, document, "completed").await;
     let fired = on.chaos_fired();

@@ -11,7 +11,7 @@ use docket_e2e::util;
 use serde_json::json;
 
 use crate::faults::{assert_each_fired, FaultsOn};
-use crate::{drop_invoices, duplicates, patient_stack, settle, RUN_DEADLINE};
+use crate::{drop_invoices, duplicates, patient_stack, settle, Read, RUN_DEADLINE};
 
 #[tokio::test]
 async fn a_run_failed_past_its_retries_is_completed_by_a_redrive_with_one_textract_job() {
@@ -22,7 +22,7 @@ async fn a_run_failed_past_its_retries_is_completed_by_a_redrive_with_one_textra
          "probability": 1.0, "error": {"statusCode": 400, "code": "ThrottlingException"}}
     ]);
     let on = FaultsOn::on(&stack, rules, None).await;
-    let (_, documents) = drop_invoices(&stack, 1).await;
+    let (_, documents) = drop_invoices(&stack, 1, Read::AsJobs).await;
     let document = &documents[0];
 
     // when its retries run out, the execution fails at PollOcr and the run is recorded failed

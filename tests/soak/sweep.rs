@@ -10,7 +10,7 @@ use docket_e2e::stack::s;
 use serde_json::{json, Value};
 
 use crate::faults::{assert_each_fired, FaultsOn};
-use crate::{drop_invoices, duplicates, patient_stack, settle, RUN_DEADLINE};
+use crate::{drop_invoices, duplicates, patient_stack, settle, Read, RUN_DEADLINE};
 
 /// The queue's messages, visible or being read.
 async fn depth(sqs: &aws_sdk_sqs::Client, url: &str) -> usize {
@@ -62,7 +62,7 @@ async fn an_upload_whose_ingest_fails_every_attempt_is_queued_listed_and_resubmi
          "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}}
     ]);
     let on = FaultsOn::on(&stack, rules, None).await;
-    let (tenant, documents) = drop_invoices(&stack, 1).await;
+    let (tenant, documents) = drop_invoices(&stack, 1, Read::AsJobs).await;
     let key = format!("inbox/{tenant}/inv-000.pdf");
 
     // when its deliveries run out (five, each after a longer backoff: at most 10 + 20 + 40 +

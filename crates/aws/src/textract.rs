@@ -1,4 +1,5 @@
-//! [`Ocr`] on Amazon Textract's asynchronous text detection. The operation id is the
+//! [`Ocr`] on Amazon Textract's text detection: asynchronous jobs, and the synchronous read
+//! (`DetectDocumentText`) of a one-page document. The operation id is the
 //! `ClientRequestToken`, so a retried start (after a timeout or a lost response) gets the same
 //! `JobId` instead of a second job; the run id is its `JobTag`, and with a notification channel
 //! ([`TextractOcr::notifying`]) Textract publishes the job's end, tagged, to an SNS topic (the
@@ -8,7 +9,8 @@
 use std::collections::HashMap;
 
 use aws_sdk_textract::types::{
-    Block, BlockType, DocumentLocation, JobStatus, NotificationChannel, RelationshipType, S3Object,
+    Block, BlockType, Document, DocumentLocation, JobStatus, NotificationChannel, RelationshipType,
+    S3Object,
 };
 use aws_sdk_textract::Client;
 use docket_core::ids::OperationId;
@@ -86,6 +88,15 @@ fn children(block: &Block) -> impl Iterator<Item = &str> {
         .flat_map(|r| r.ids().iter().map(String::as_str))
 }
 
+/// The S3 object (the version, when it names one) Textract reads.
+fn s3_object(document: &ObjectRef) -> S3Object {
+    S3Object::builder()
+        .bucket(&document.bucket)
+        .name(&document.key)
+        .set_version(document.version_id.clone())
+        .build()
+}
+
 /// Builds the normalized document from every block of a job (in Textract's order).
 pub fn normalize(blocks: &[Block], engine: &str) -> OcrDocument {
     let by_id: HashMap<&str, &Block> = blocks
@@ -143,13 +154,7 @@ impl Ocr for TextractOcr {
         tag: &str,
     ) -> Result<String, Error> {
         let location = DocumentLocation::builder()
-            .s3_object(
-                S3Object::builder()
-                    .bucket(&document.bucket)
-                    .name(&document.key)
-                    .set_version(document.version_id.clone())
-                    .build(),
-            )
+            .s3_object(s3_object(document))
             .build();
         let out = self
             .client
@@ -171,6 +176,34 @@ impl Ocr for TextractOcr {
         out.job_id()
             .map(str::to_string)
             .ok_or_else(|| Error::Internal("Textract returned no JobId".into()))
+    }
+
+    async fn detect(
+        &self,
+        _: &OperationId,
+        document: &ObjectRef,
+    ) -> Result<Option<OcrDocument>, Error> {
+        let out = self
+            .client
+            .detect_document_text()
+            .document(Document::builder().s3_object(s3_object(document)).build())
+            .send()
+            .await;
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                return match code(&e) {
+                    // More than one page (or a format only a job reads): a job's, not an error.
+                    Some("UnsupportedDocumentException") => Ok(None),
+                    Some(c) if DOCUMENT_ERRORS.contains(&c) => Err(Error::OcrFailed(c.to_string())),
+                    // A read changes nothing at the provider: a lost answer is asked again.
+                    _ => Err(classify("textract DetectDocumentText", e)),
+                };
+            }
+        };
+        let model = out.detect_document_text_model_version().unwrap_or_default();
+        let engine = format!("{ENGINE}:{model}");
+        Ok(Some(normalize(out.blocks(), &engine)))
     }
 
     async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {

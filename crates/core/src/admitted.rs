@@ -9,7 +9,9 @@
 //!   job exists). A start that failed otherwise (transiently, a lost answer, a conflict with an
 //!   earlier job of the same token) keeps its slot: its job may exist, and a retry comes back to
 //!   the same slot; a slot no one comes back to is reclaimed after its lease.
-//! - **A call slot before a call.** Each start and each poll takes a slot of its operation's
+//! - **No job slot for a synchronous read.** `detect` (one page, answered at once) holds no job
+//!   and takes only its own call slot.
+//! - **A call slot before a call.** Each start, poll and synchronous read takes a slot of its operation's
 //!   pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot further
 //!   away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
 //!   machine retries with backoff), a poll answers `InProgress` without asking the provider
@@ -33,10 +35,11 @@
 
 use crate::admission::pacer::{usable, Pace, Taken};
 use crate::admission::slots::Acquired;
-use crate::admission::{Quotas, GET_TEXT_DETECTION, START_TEXT_DETECTION};
+use crate::admission::{Quotas, DETECT_TEXT, GET_TEXT_DETECTION, START_TEXT_DETECTION};
 use crate::error::Family;
 use crate::ids::OperationId;
 use crate::model::run::ObjectRef;
+use crate::ocr::OcrDocument;
 use crate::ports::{Admission, Ocr, OcrPoll, Timer};
 use crate::Error;
 
@@ -51,6 +54,8 @@ pub struct Rules {
     pub start: &'static str,
     /// The operation that reads a job, as the quotas name it.
     pub get: &'static str,
+    /// The synchronous read of a one-page document, as the quotas name it.
+    pub detect: &'static str,
     /// How late after its slot a call may still be sent (ms); slots are spaced for it and for
     /// the arrival jitter of [`Quotas`].
     pub max_late_ms: i64,
@@ -75,6 +80,7 @@ impl Rules {
             defaults: Quotas::textract_defaults(),
             start: START_TEXT_DETECTION,
             get: GET_TEXT_DETECTION,
+            detect: DETECT_TEXT,
             max_late_ms: 50,
             lead_ms: 250,
             horizon_ms: 5_000,
@@ -296,6 +302,18 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
             self.give_back(operation.as_str()).await?;
         }
         Ok(polled)
+    }
+
+    async fn detect(
+        &self,
+        operation: &OperationId,
+        document: &ObjectRef,
+    ) -> Result<Option<OcrDocument>, Error> {
+        let quotas = self.quotas().await?;
+        let pacer = self.rules.pacer(self.rules.detect);
+        let turn = self.turn(self.rules.detect, &quotas).await?;
+        turn.admitted(&pacer, self.rules.horizon_ms)?;
+        self.inner.detect(operation, document).await
     }
 
     fn engine(&self) -> &'static str {

@@ -16,6 +16,7 @@ pub mod ledger;
 pub mod memory;
 pub mod model;
 pub mod ocr;
+pub mod pages;
 pub mod ports;
 pub mod redelivery;
 pub mod reprocess;

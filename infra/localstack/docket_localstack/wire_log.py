@@ -7,8 +7,9 @@ request parameter that says what the request acts on (a task token is a secret: 
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
 of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
 ``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
-its ``ClientRequestToken``, the run's OCR operation id; a DynamoDB single-item read or write by
-its ``TableName``). A DynamoDB request also has ``items``:
+its ``ClientRequestToken``, the run's OCR operation id, and a synchronous read
+(``DetectDocumentText``) by the key of the S3 object it reads; a DynamoDB single-item read or
+write by its ``TableName``). A DynamoDB request also has ``items``:
 how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
 length for a transaction or batch), which the cost model turns into capacity units, and
 ``tables``: the table of each of those items, in order (table names are no secret), so that a
@@ -43,13 +44,15 @@ LOG = logging.getLogger(__name__)
 
 MAX_ENTRIES = 200_000
 
-# (service, operation) -> the request parameter whose hash is the subject.
+# (service, operation) -> the request parameter whose hash is the subject (a dotted path into
+# nested parameters).
 SUBJECTS = {
     ("stepfunctions", "SendTaskSuccess"): "taskToken",
     ("stepfunctions", "SendTaskFailure"): "taskToken",
     ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
     ("lambda", "Invoke"): "FunctionName",
     ("textract", "StartDocumentTextDetection"): "ClientRequestToken",
+    ("textract", "DetectDocumentText"): "Document.S3Object.Name",
     ("dynamodb", "GetItem"): "TableName",
     ("dynamodb", "PutItem"): "TableName",
     ("dynamodb", "UpdateItem"): "TableName",
@@ -75,10 +78,14 @@ def event_subject(params: Mapping[str, Any] | None) -> str | None:
 def subject_of(service: str, operation: str, params: Mapping[str, Any] | None) -> str | None:
     """The hashed subject of a request, or None for an operation without one."""
     if (service, operation) == ("events", "PutEvents"):
-        value = event_subject(params)
-        return hashlib.sha256(value.encode()).hexdigest() if value else None
-    name = SUBJECTS.get((service, operation))
-    value = (params or {}).get(name) if name else None
+        event = event_subject(params)
+        return hashlib.sha256(event.encode()).hexdigest() if event else None
+    path = SUBJECTS.get((service, operation))
+    if path is None:
+        return None
+    value: Any = params or {}
+    for name in path.split("."):
+        value = value.get(name) if isinstance(value, Mapping) else None
     if not isinstance(value, str):
         return None
     return hashlib.sha256(value.encode()).hexdigest()

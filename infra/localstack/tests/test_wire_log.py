@@ -30,6 +30,13 @@ class Subjects(unittest.TestCase):
         subject = subject_of("textract", "StartDocumentTextDetection", params)
         self.assertEqual(subject, hashlib.sha256(b"op-1").hexdigest())
 
+    def test_a_synchronous_read_is_named_by_the_key_it_reads(self):
+        params = {"Document": {"S3Object": {"Bucket": "raw", "Name": "inbox/a/x.pdf"}}}
+        subject = subject_of("textract", "DetectDocumentText", params)
+        self.assertEqual(subject, hashlib.sha256(b"inbox/a/x.pdf").hexdigest())
+        bytes_only = {"Document": {"Bytes": b"x"}}
+        self.assertIsNone(subject_of("textract", "DetectDocumentText", bytes_only))
+
     def test_a_dynamodb_single_item_request_is_named_by_its_table(self):
         for operation in ("GetItem", "PutItem", "UpdateItem", "DeleteItem"):
             subject = subject_of("dynamodb", operation, {"TableName": "t-1", "Key": {}})

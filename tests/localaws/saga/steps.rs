@@ -90,6 +90,7 @@ impl Ports {
             source_order: format!("{order:020}"),
             config_fingerprint: "fp-saga".into(),
             reuse_ocr: None,
+            pages: None,
         };
         let result = ObjectRef::new("derived", format!("{run_id}/result.json"));
         let body = serde_json::json!({"fields": {

@@ -21,6 +21,11 @@
 //! waiting message's attempts, so a full pool is asked at most at the start rate (the other
 //! order would write a job slot and give it back for every message the pacer turns away).
 //!
+//! A run whose document is known to have one page (`RunInput::one_page`) is read by the
+//! provider's synchronous API: no job, so its start takes no job slot, and its turn is at a
+//! pacer of its own (`textract-executions-one-page`), spaced for that API's quota
+//! (`DetectDocumentText`), since that is the call its OCR step makes once.
+//!
 //! A slot taken here for an execution that already existed (a duplicate delivery of an upload
 //! whose run had ended: `AlreadyExists`) or whose start was refused outright (no execution can
 //! exist) is given back at once. One taken for a start whose answer was lost is kept: the
@@ -31,12 +36,16 @@ use serde_json::Value;
 use super::{give_back_job_slot, take_job_slot, take_turn, Rules};
 use crate::error::Family;
 use crate::ids::RunId;
+use crate::model::run::ExecutionInput;
 use crate::model::step::Step;
 use crate::ports::{Admission, Started, Timer, Workflow};
 use crate::Error;
 
 /// The pacer executions take their turn at.
 pub const EXECUTIONS_PACER: &str = "executions";
+
+/// The pacer the executions of one-page documents take their turn at.
+pub const ONE_PAGE_EXECUTIONS_PACER: &str = "executions-one-page";
 
 /// A [`Workflow`] whose starts take their turn first (see the module docs).
 #[derive(Debug)]
@@ -67,12 +76,22 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
 impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let quotas = self.rules.quotas(&self.admission).await?;
-        if let Some(&per_second) = quotas.tps.get(self.rules.start) {
+        let one_page = serde_json::from_value::<ExecutionInput>(input.clone())
+            .is_ok_and(|execution| execution.run.one_page());
+        let (pacer, call) = if one_page {
+            (ONE_PAGE_EXECUTIONS_PACER, self.rules.detect)
+        } else {
+            (EXECUTIONS_PACER, self.rules.start)
+        };
+        if let Some(&per_second) = quotas.tps.get(call) {
             let pace = self.rules.pace(per_second, &quotas);
-            let pacer = self.rules.pacer(EXECUTIONS_PACER);
+            let pacer = self.rules.pacer(pacer);
             let lead = self.rules.lead_ms;
             let turn = take_turn(&self.admission, &self.timer, &pacer, &pace, lead).await?;
             turn.admitted(&pacer, self.rules.horizon_ms)?;
+        }
+        if one_page {
+            return self.inner.start(name, input).await;
         }
         let holder = Step::Ocr.operation(&RunId::parse(name)?);
         let (admission, rules) = (&self.admission, &self.rules);

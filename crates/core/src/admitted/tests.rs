@@ -17,6 +17,7 @@ struct Clocked {
     timer: VirtualTimer,
     starts_at: Mutex<Vec<i64>>,
     polls_at: Mutex<Vec<i64>>,
+    detects_at: Mutex<Vec<i64>>,
 }
 
 /// A provider whose clock starts at `now_ms`.
@@ -36,6 +37,15 @@ impl Ocr for &Clocked {
     async fn poll(&self, op: &OperationId, job: &str) -> Result<OcrPoll, Error> {
         self.polls_at.lock().unwrap().push(self.timer.now_ms());
         self.ocr.poll(op, job).await
+    }
+
+    async fn detect(
+        &self,
+        op: &OperationId,
+        doc: &ObjectRef,
+    ) -> Result<Option<OcrDocument>, Error> {
+        self.detects_at.lock().unwrap().push(self.timer.now_ms());
+        self.ocr.detect(op, doc).await
     }
 
     fn engine(&self) -> &'static str {
@@ -360,4 +370,42 @@ async fn a_slot_store_slower_than_the_lead_makes_the_caller_ask_further_ahead() 
         called >= 400 + 400,
         "the second slot, asked for 800 ms ahead: {called}"
     );
+}
+
+#[tokio::test]
+async fn synchronous_reads_at_once_keep_to_their_own_quota_and_hold_no_job_slot() {
+    // given 2 reads a second allowed, and a job pool of one slot, held
+    let provider = clocked(0);
+    let timer = &provider.timer;
+    let mut q = quotas(1, 25, 1);
+    q.tps.insert(DETECT_TEXT.to_string(), 2);
+    let ocr = admitted(&provider, q).await;
+    let page = OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99));
+    for n in 0..20 {
+        provider
+            .ocr
+            .results
+            .lock()
+            .unwrap()
+            .insert(doc(n).key, page.clone());
+    }
+    ocr.start(&op(99), &doc(99), "t").await.unwrap();
+
+    // when twenty one-page documents are read at the same instant
+    let (mut read, mut later) = (0, 0);
+    for n in 0..20 {
+        timer.set(0);
+        match ocr.detect(&op(n), &doc(n)).await {
+            Ok(Some(_)) => read += 1,
+            Err(Error::QuotaFull(_)) => later += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    // then the provider saw them spaced for 2 a second (a slot every 550 ms: 10 within the
+    // 5 s horizon), the rest were told to come back, and no job slot was needed or taken
+    let at = provider.detects_at.lock().unwrap().clone();
+    assert_eq!((read, later, at.len()), (10, 10, 10));
+    assert!(busiest_second(&at) <= 2, "{at:?}");
+    assert_eq!(ocr.admission().held("textract-jobs"), 1);
 }

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 use crate::ids::{OperationId, RunId};
 use crate::model::run::ObjectRef;
+use crate::ocr::OcrDocument;
 use crate::ports::{Ocr, OcrPoll, OcrWaiter, OcrWaits};
 use crate::Error;
 
@@ -25,6 +26,10 @@ pub struct FakeOcr {
     pub lose_start_answers: Mutex<usize>,
     /// The next start calls fail with these errors, first one first, before any job starts.
     pub fail_starts: Mutex<Vec<Error>>,
+    /// Every synchronous read, including repeats.
+    pub detect_calls: Mutex<usize>,
+    /// The next synchronous reads fail with these errors, first one first.
+    pub fail_detects: Mutex<Vec<Error>>,
 }
 
 impl FakeOcr {
@@ -75,6 +80,31 @@ impl Ocr for FakeOcr {
             return Err(Error::OutcomeUnknown(format!("start of {op}: answer lost")));
         }
         Ok(job.clone())
+    }
+
+    /// Answers from `results` by the document's key, as a job would end: a one-page document
+    /// is read, one of more pages is `None` (a job's), a failed read is `Business.OcrFailed`.
+    async fn detect(
+        &self,
+        _: &OperationId,
+        document: &ObjectRef,
+    ) -> Result<Option<OcrDocument>, Error> {
+        *self.detect_calls.lock().unwrap() += 1;
+        {
+            let mut fail = self.fail_detects.lock().unwrap();
+            if !fail.is_empty() {
+                return Err(fail.remove(0));
+            }
+        }
+        match self.results.lock().unwrap().get(&document.key).cloned() {
+            Some(OcrPoll::Succeeded(read)) if read.pages.len() == 1 => Ok(Some(read)),
+            Some(OcrPoll::Succeeded(_)) => Ok(None),
+            Some(OcrPoll::Failed(message)) => Err(Error::OcrFailed(message)),
+            Some(OcrPoll::InProgress) | None => Err(Error::Internal(format!(
+                "no scripted result for {}",
+                document.key
+            ))),
+        }
     }
 
     async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {

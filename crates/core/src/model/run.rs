@@ -32,6 +32,19 @@ pub struct RunInput {
     /// reprocess with `--reocr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuse_ocr: Option<ObjectRef>,
+    /// The raw document's page count, when ingest could read it from the bytes
+    /// ([`crate::pages`]); `None` otherwise (a reprocess does not read the bytes). A one-page
+    /// document is read by the provider's synchronous API ([`RunInput::one_page`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+}
+
+impl RunInput {
+    /// Whether the raw document is known to have one page: the OCR step reads it synchronously
+    /// (no job), and its execution's start takes no job slot.
+    pub fn one_page(&self) -> bool {
+        self.pages == Some(1)
+    }
 }
 
 /// An execution's input, as a run's start writes it (`steps::ingest::begin_run`): the run, how

@@ -1,5 +1,5 @@
-//! An asynchronous OCR provider (Textract), and where a run's OCR Task waits for its job's
-//! completion notification.
+//! An OCR provider (Textract): its asynchronous jobs, its synchronous read of a one-page
+//! document, and where a run's OCR Task waits for its job's completion notification.
 
 use std::future::Future;
 
@@ -19,7 +19,7 @@ pub enum OcrPoll {
     Failed(String),
 }
 
-/// An asynchronous OCR provider.
+/// An OCR provider: jobs for any document, and a synchronous read for one page.
 pub trait Ocr: Send + Sync {
     /// Starts (or, with the same operation id, finds) the text detection job for `document`.
     /// The operation id is the provider's idempotency token. Returns the job id.
@@ -36,6 +36,14 @@ pub trait Ocr: Send + Sync {
         operation: &OperationId,
         job_id: &str,
     ) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
+    /// Reads a one-page `document` synchronously (no job, nothing to wait for): the normalized
+    /// document, or `None` when the provider reads it only as a job (more than one page). A
+    /// read changes nothing at the provider, so asking again after a lost answer is safe.
+    fn detect(
+        &self,
+        operation: &OperationId,
+        document: &ObjectRef,
+    ) -> impl Future<Output = Result<Option<OcrDocument>, Error>> + Send;
     /// The engine its documents name (`OcrDocument::engine`), up to the model version, which the
     /// provider reports only with a result: a stored document whose engine starts with it is
     /// what this provider would read again (`steps::ocr` reuses it for a reprocess).

@@ -128,6 +128,7 @@ impl Item {
             source_order: generation_order(&self.source_order, self.generation),
             config_fingerprint: config_fingerprint.to_string(),
             reuse_ocr: self.ocr.clone(),
+            pages: None,
         }
     }
 }

@@ -132,9 +132,10 @@ pub async fn handle(
         return quarantine(ports, ctx, &document, &raw, e).await;
     }
     let bytes = blobs.get(&raw).await?;
-    if let Err(e) = check_content(&bytes) {
-        return quarantine(ports, ctx, &document, &raw, e).await;
-    }
+    let kind = match check_content(&bytes) {
+        Ok(kind) => kind,
+        Err(e) => return quarantine(ports, ctx, &document, &raw, e).await,
+    };
 
     let source = SourceVersion {
         version_id,
@@ -151,6 +152,7 @@ pub async fn handle(
         source_order: source_order(event),
         config_fingerprint: fingerprint,
         reuse_ocr: None,
+        pages: crate::pages::count(&bytes, kind),
     };
     let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
         .input("raw", &source.sha256)

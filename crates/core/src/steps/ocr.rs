@@ -23,8 +23,16 @@
 //!   was produced by the provider's engine asks the provider nothing: its "job" is that stored
 //!   document (`REUSED` + its pointer), accepted and completed through the same ledger and audit
 //!   entries (`reused: true`), and `poll` copies it to the run's own key.
+//! - A one-page document (`RunInput::one_page`: ingest read its page count) is read by the
+//!   provider's synchronous API instead (`Ocr::detect`): no job, no job slot, no notification.
+//!   The claim is completed directly (`completed` with the `ocr.completed` entry, no
+//!   `ocr.started`, no job id: [`DETECTED`]) and the Task's wait ends at once. The read changes
+//!   nothing at the provider, so a full quota or a lost answer gives the lease up and the retry
+//!   reads again; a document the provider reads only as a job (more pages than counted) gets a
+//!   job after all; a start asked of the provider before (an answer lost) stays a job.
 //! - The workflow learns of the job's end by callback ([`wait`]); if that never comes, it polls
-//!   the job the ledger holds ([`reconcile`]).
+//!   the job the ledger holds ([`reconcile`]; an operation completed already answers with its
+//!   OCR).
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -58,10 +66,10 @@ pub struct OcrStarted {
     pub job_id: String,
     /// The ledger fence of the claim that holds the operation; `poll` writes under it.
     pub fence: u64,
-    /// The normalized OCR, when the operation had already completed (a repeated start): no
-    /// poll is needed.
+    /// What the OCR came to, when it is known already (a repeated start of a completed
+    /// operation, or a one-page document read at once): no job to wait for, no poll.
     #[serde(skip)]
-    pub done: Option<ObjectRef>,
+    pub done: Option<OcrPolled>,
 }
 
 /// What a poll found.
@@ -104,13 +112,13 @@ pub async fn start(
         Ok(Claimed::Fresh { fence }) => (fence, None),
         Ok(Claimed::TakenOver { fence, previous }) => (fence, Some(previous)),
         Ok(Claimed::AlreadyDone(rec)) => {
-            let done = rec
-                .result_pointer
-                .as_deref()
-                .and_then(ObjectRef::from_pointer);
             return Ok(OcrStarted {
-                done,
-                ..recorded_job(&op, &rec)?
+                job_id: rec
+                    .provider_job_id
+                    .clone()
+                    .unwrap_or_else(|| DETECTED.into()),
+                fence: rec.fence,
+                done: Some(completed(&rec)),
             });
         }
         Err(Error::InProgress(why)) => {
@@ -136,6 +144,13 @@ pub async fn start(
         Some(_) => None,
         None => reusable(ports, input).await?,
     };
+    // A start asked of the provider before (its answer lost) stays a job: ask for that job.
+    let asked_before = previous.as_ref().is_some_and(|p| ambiguous_attempts(p) > 0);
+    if known_job.is_none() && reused.is_none() && input.one_page() && !asked_before {
+        if let Some(done) = holder.detect().await? {
+            return Ok(done);
+        }
+    }
     let job_id = match (known_job, reused) {
         // The previous holder's provider accepted the work: reconcile to it, start nothing.
         (Some(job), _) => job,
@@ -176,6 +191,21 @@ pub async fn start(
 
 /// The job id of a stored OCR reused for a run: the stored document's pointer behind this.
 pub const REUSED: &str = "reused:";
+
+/// The "job id" of a one-page document read synchronously: there is no provider job.
+pub const DETECTED: &str = "detected";
+
+/// What a completed operation `rec` came to: its normalized OCR (no page read now).
+fn completed(rec: &OperationRecord) -> OcrPolled {
+    OcrPolled {
+        status: SUCCEEDED.into(),
+        normalized: rec
+            .result_pointer
+            .as_deref()
+            .and_then(ObjectRef::from_pointer),
+        pages_read: None,
+    }
+}
 
 /// The job id of `input`'s stored OCR to reuse (`RunInput::reuse_ocr`), when it is there and
 /// the provider's engine produced it; otherwise `None`, and the provider is asked.
@@ -225,6 +255,70 @@ struct Holder<'a, P> {
     input: &'a RunInput,
     op: OperationId,
     fence: u64,
+}
+
+impl<P: HasOcr + HasBlobs + HasStore + HasLedger> Holder<'_, P> {
+    /// Reads the run's one-page document synchronously and completes the operation with it:
+    /// what the OCR came to, or `None` when the provider reads the document only as a job. The
+    /// read changes nothing at the provider, so any transient failure (a full quota, a lost
+    /// answer) gives the lease up at once for the state machine's retry to read again.
+    async fn detect(&self) -> Result<Option<OcrStarted>, Error> {
+        let read = self.ports.ocr().detect(&self.op, &self.input.raw).await;
+        let document = match read {
+            Ok(Some(document)) => document,
+            Ok(None) => return Ok(None),
+            Err(e) if matches!(e.family(), Family::Transient | Family::Ambiguous) => {
+                return Err(self.yield_lease(e).await)
+            }
+            Err(e) => return Err(self.fail_run(None, e).await),
+        };
+        let polled = self.complete(None, document).await?;
+        Ok(Some(OcrStarted {
+            job_id: DETECTED.into(),
+            fence: self.fence,
+            done: Some(polled),
+        }))
+    }
+
+    /// Writes the normalized `document` (of job `job_id`, or of a synchronous read) to the
+    /// run's key and commits the ledger's `completed` with the `ocr.completed` entry.
+    async fn complete(
+        &self,
+        job_id: Option<&str>,
+        document: OcrDocument,
+    ) -> Result<OcrPolled, Error> {
+        let (ctx, input) = (self.ctx, self.input);
+        let target = ctx
+            .layout
+            .ocr(&input.tenant, &input.document_id, &input.run_id);
+        let bytes = to_json_bytes(&document);
+        let hash = sha256_hex(&bytes);
+        let lines = document.lines().count();
+        let blobs = self.ports.blobs();
+        blobs.put(&target, bytes, "application/json").await?;
+        let write = Write::Complete {
+            result_pointer: target.to_string(),
+            result_hash: hash.clone(),
+        };
+        let draft = AuditDraft::new(&ctx.actor, "ocr.completed", Some(&input.run_id))
+            .operation(&self.op)
+            .input("raw", &input.sha256)
+            .output("ocr", &target.to_string())
+            .detail(json!({
+                "jobId": job_id,
+                "engine": document.engine,
+                "pages": document.pages.len(),
+                "lines": lines,
+                "sha256": hash,
+            }));
+        self.commit(write, vec![], draft).await?;
+        let reused = job_id.is_some_and(|job| job.starts_with(REUSED));
+        Ok(OcrPolled {
+            status: SUCCEEDED.into(),
+            normalized: Some(target),
+            pages_read: (!reused).then_some(document.pages.len()),
+        })
+    }
 }
 
 impl<P: HasStore + HasLedger> Holder<'_, P> {
@@ -366,7 +460,6 @@ pub async fn poll(
         fence: started.fence,
     };
     let job_id = started.job_id.as_str();
-    let reused = job_id.starts_with(REUSED);
     let polled = match job_id.strip_prefix(REUSED) {
         Some(pointer) => OcrPoll::Succeeded(stored_document(ports.blobs(), pointer).await?),
         None => ports.ocr().poll(&holder.op, job_id).await?,
@@ -377,39 +470,7 @@ pub async fn poll(
             normalized: None,
             pages_read: None,
         }),
-        OcrPoll::Succeeded(document) => {
-            let target = ctx
-                .layout
-                .ocr(&input.tenant, &input.document_id, &input.run_id);
-            let bytes = to_json_bytes(&document);
-            let hash = sha256_hex(&bytes);
-            let lines = document.lines().count();
-            ports
-                .blobs()
-                .put(&target, bytes, "application/json")
-                .await?;
-            let write = Write::Complete {
-                result_pointer: target.to_string(),
-                result_hash: hash.clone(),
-            };
-            let draft = AuditDraft::new(&ctx.actor, "ocr.completed", Some(&input.run_id))
-                .operation(&holder.op)
-                .input("raw", &input.sha256)
-                .output("ocr", &target.to_string())
-                .detail(json!({
-                    "jobId": job_id,
-                    "engine": document.engine,
-                    "pages": document.pages.len(),
-                    "lines": lines,
-                    "sha256": hash,
-                }));
-            holder.commit(write, vec![], draft).await?;
-            Ok(OcrPolled {
-                status: SUCCEEDED.into(),
-                normalized: Some(target),
-                pages_read: (!reused).then_some(document.pages.len()),
-            })
-        }
+        OcrPoll::Succeeded(document) => holder.complete(Some(job_id), document).await,
         OcrPoll::Failed(message) => {
             let error = Error::OcrFailed(message);
             Err(holder.fail_run(Some(job_id), error).await)
@@ -428,6 +489,10 @@ pub async fn reconcile(
     let op = Step::Ocr.operation(&input.run_id);
     let record = ports.ledger().get(&op).await?;
     let record = record.ok_or_else(|| Error::Internal(format!("no ledger record for {op}")))?;
+    if record.status == LedgerStatus::Completed {
+        // Read synchronously (no job to poll), or polled already: its OCR is known.
+        return Ok(completed(&record));
+    }
     let started = recorded_job(&op, &record)?;
     poll(ports, ctx, input, &started).await
 }

@@ -227,3 +227,71 @@ async fn a_slot_is_given_back_when_no_job_can_follow_and_kept_when_the_answer_wa
     );
     assert_eq!(admission.held(&pool), 1);
 }
+
+/// The execution input of upload `n`'s run, its document of `pages` pages (as ingest read).
+fn input_of(n: usize, pages: Option<u32>) -> Value {
+    let tenant = Tenant::parse("acme").unwrap();
+    let key = format!("in/{n}.png");
+    let run = crate::model::run::RunInput {
+        tenant: tenant.clone(),
+        document_id: crate::ids::DocumentId::new(&tenant, &key),
+        run_id: RunId::parse(&run(n)).unwrap(),
+        raw: ObjectRef::new("raw", key),
+        sha256: "ab".repeat(32),
+        source_order: "1".into(),
+        config_fingerprint: "pconfig".into(),
+        reuse_ocr: None,
+        pages,
+    };
+    serde_json::to_value(ExecutionInput {
+        run,
+        ocr_wait_seconds: 60,
+        review_wait_seconds: 60,
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_one_page_document_s_start_takes_no_job_slot_and_keeps_to_the_synchronous_quota() {
+    // given a full job pool (one slot, held), 2 starts and 4 synchronous reads a second
+    let engine = Clocked::default();
+    let admission = MemoryAdmission::default();
+    let quotas = Quotas {
+        tps: BTreeMap::from([
+            (START_TEXT_DETECTION.to_string(), 2),
+            (crate::admission::DETECT_TEXT.to_string(), 4),
+        ]),
+        max_jobs: 1,
+        ..Quotas::textract_defaults()
+    };
+    admission.set_quotas("textract", &quotas).await.unwrap();
+    let workflow = PacedStarts::new(&engine, &admission, &engine.timer, Rules::textract());
+    let pool = Rules::textract().pool();
+    workflow.start(&run(0), &input_of(0, None)).await.unwrap();
+    assert_eq!(admission.held(&pool), 1);
+
+    // when one-page documents and a document of unknown pages arrive at once
+    engine.timer.set(0);
+    let job = workflow.start(&run(1), &input_of(1, Some(2))).await;
+    let mut started = 0;
+    for n in 2..40 {
+        engine.timer.set(0);
+        if workflow.start(&run(n), &input_of(n, Some(1))).await.is_ok() {
+            started += 1;
+        }
+    }
+
+    // then the job waits for a slot, the one-page documents start without one, spaced for
+    // the synchronous quota (4 a second with 50 ms of lateness and 50 of jitter: every 275 ms,
+    // 19 within the 5 s horizon; 2 a second would be 10), not for the start quota
+    assert_eq!(job.unwrap_err().name(), "Transient.QuotaFull");
+    assert_eq!(admission.held(&pool), 1);
+    assert_eq!(started, 19);
+    let at = engine.at.lock().unwrap().clone();
+    assert_eq!(
+        at[..2],
+        [250, 250],
+        "a pacer of their own: run 0's turn was not theirs"
+    );
+    assert!(at[1..].windows(2).all(|w| w[1] - w[0] >= 275), "{at:?}");
+}

@@ -64,6 +64,7 @@ pub(super) fn run_input(tenant: &str, name: &str) -> RunInput {
         source_order: "00000001".into(),
         config_fingerprint: "cfg-test".into(),
         reuse_ocr: None,
+        pages: None,
     }
 }
 

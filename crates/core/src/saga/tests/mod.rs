@@ -31,6 +31,7 @@ fn input_of(logical_key: &str, version: &str, order: &str) -> RunInput {
         source_order: order.into(),
         config_fingerprint: "pconfig".into(),
         reuse_ocr: None,
+        pages: None,
     }
 }
 

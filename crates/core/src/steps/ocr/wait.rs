@@ -63,13 +63,9 @@ pub async fn start_and_wait(
     token: &TaskToken,
 ) -> Result<Ended, Error> {
     let started = start(ports, ctx, input).await?;
-    if let Some(normalized) = started.done {
-        // A repeated start of a completed operation: its OCR is known, nothing to wait for.
-        let polled = OcrPolled {
-            status: SUCCEEDED.into(),
-            normalized: Some(normalized),
-            pages_read: None,
-        };
+    if let Some(polled) = started.done {
+        // A one-page document read at once, or a repeated start of a completed operation: its
+        // OCR is known, nothing to wait for.
         return call_back(ports.callback(), token, Ok(polled)).await;
     }
     let waiter = OcrWaiter {

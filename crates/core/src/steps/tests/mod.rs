@@ -6,6 +6,7 @@ mod audit;
 mod config;
 mod edges;
 mod ocr_ledger;
+mod ocr_sync;
 mod ocr_wait;
 mod payable;
 mod pipeline;
@@ -32,6 +33,10 @@ use crate::ports::{BlobStore, OcrPoll, RunStatus, Started, Store};
 use crate::Error;
 
 pub(super) const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10";
+
+/// A TIFF, whose pages ingest does not count: the OCR step reads it as a job (the upload of
+/// the tests of the job's path; a TIFF is one page, read synchronously).
+pub(super) const TIFF: &[u8] = b"II*\0\x08\0\0\0\x01\0\0\x01\x03\0\x01\0\0\0\x10\0";
 
 /// The inbox key of `World::ocr_ready`'s document (and of its `newer_version`).
 const READY_KEY: &str = "inbox/acme/inv.png";
@@ -95,7 +100,7 @@ impl World {
         self.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
         self.input_of(
             &self
-                .ingest(&self.upload(key, PNG, "2026-11-30T10:00:00Z"))
+                .ingest(&self.upload(key, TIFF, "2026-11-30T10:00:00Z"))
                 .await,
         )
     }
@@ -103,7 +108,7 @@ impl World {
     /// A second version of `ocr_ready`'s document (other bytes, uploaded a second later),
     /// ingested: its run, ready for OCR.
     async fn newer_version(&self) -> RunInput {
-        let mut newer_bytes = PNG.to_vec();
+        let mut newer_bytes = TIFF.to_vec();
         newer_bytes.push(7);
         let event = self.upload(READY_KEY, &newer_bytes, "2026-11-30T10:00:01Z");
         self.input_of(&self.ingest(&event).await)

@@ -8,7 +8,7 @@ use crate::saga::{Effect, EventId, EventKind, Evidence};
 #[tokio::test]
 async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
     let w = world();
-    let event = w.upload("inbox/acme/2026/inv-42.png", PNG, "2026-11-30T10:00:00Z");
+    let event = w.upload("inbox/acme/2026/inv-42.png", TIFF, "2026-11-30T10:00:00Z");
     w.script_ocr(
         "inbox/acme/2026/inv-42.png",
         ocr_of(&invoice_lines("1,234.50"), 0.97),
@@ -70,7 +70,7 @@ async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verifie
 #[tokio::test]
 async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_entry() {
     let w = world();
-    let event = w.upload("inbox/acme/inv.png", PNG, "2026-11-30T10:00:00Z");
+    let event = w.upload("inbox/acme/inv.png", TIFF, "2026-11-30T10:00:00Z");
 
     let first = w.ingest(&event).await;
     let (second, third) = tokio::join!(w.ingest(&event), w.ingest(&event));
@@ -105,7 +105,7 @@ async fn a_delivery_again_after_the_run_moved_on_does_not_start_its_running_exec
     let w = world();
     let key = "inbox/acme/inv.png";
     w.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
-    let event = w.upload(key, PNG, "2026-11-30T10:00:00Z");
+    let event = w.upload(key, TIFF, "2026-11-30T10:00:00Z");
     let input = w.input_of(&w.ingest(&event).await);
     w.run(&input).await.unwrap(); // its job ended: a job slot taken now would be held by none
     let starts = || *w.ports.workflow.start_calls.lock().unwrap();
@@ -135,10 +135,10 @@ async fn a_new_upload_of_the_same_key_is_a_new_run_and_both_outputs_stay() {
     let w = world();
     let key = "inbox/acme/inv.png";
     w.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
-    let v1 = w.upload(key, PNG, "2026-11-30T10:00:00Z");
+    let v1 = w.upload(key, TIFF, "2026-11-30T10:00:00Z");
     let first = w.input_of(&w.ingest(&v1).await);
     let (_, result1) = w.run(&first).await.unwrap();
-    let mut png2 = PNG.to_vec();
+    let mut png2 = TIFF.to_vec();
     png2.push(1);
     let v2 = w.upload(key, &png2, "2026-11-30T10:05:00Z");
     let second = w.input_of(&w.ingest(&v2).await);
@@ -232,11 +232,11 @@ async fn low_confidence_waits_for_review_and_missing_total_is_invalid() {
     no_total.pop();
     w.script_ocr("inbox/acme/no-total.png", ocr_of(&no_total, 0.97));
     let blurry = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/blurry.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/blurry.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
     let broken = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/no-total.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/no-total.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
 
@@ -278,7 +278,7 @@ async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
         OcrPoll::Failed("BadDocumentException".into()),
     );
     let input = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/bad.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/bad.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
 
@@ -315,10 +315,10 @@ async fn hostile_uploads_are_quarantined_with_their_named_error_and_audited_once
         ("inbox/acme/huge.pdf", big, "Business.DocumentTooLarge"),
         (
             "inbox/acme/../globex/x.pdf",
-            PNG.to_vec(),
+            TIFF.to_vec(),
             "Business.BadKey",
         ),
-        ("inbox/acme//x.pdf", PNG.to_vec(), "Business.BadKey"),
+        ("inbox/acme//x.pdf", TIFF.to_vec(), "Business.BadKey"),
     ];
     for (key, body, expected) in cases {
         let event = w.upload(key, &body, "2026-11-30T10:00:00Z");
@@ -375,7 +375,7 @@ async fn keys_with_spaces_plus_and_unicode_are_decoded_and_accepted() {
         ("inbox/acme/a%2Bb.png", "inbox/acme/a+b.png"),
         ("inbox/acme/r%C3%A9sum%C3%A9.png", "inbox/acme/résumé.png"),
     ] {
-        let mut event = w.upload(decoded, PNG, "2026-11-30T10:00:00Z");
+        let mut event = w.upload(decoded, TIFF, "2026-11-30T10:00:00Z");
         event.key = encoded.into();
 
         let outcome = w.ingest(&event).await;

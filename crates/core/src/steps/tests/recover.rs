@@ -40,7 +40,7 @@ async fn a_technical_failure_is_recorded_once_and_never_over_a_finished_run() {
     let w = world();
     let waiting = w.ocr_ready().await;
     let done = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/done.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/done.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
     w.script_ocr("inbox/acme/done.png", ocr_of(&invoice_lines("10.00"), 0.97));
@@ -78,7 +78,7 @@ async fn a_failed_run_reopens_to_where_it_failed_once_and_can_fail_again() {
         ocr_of(&invoice_lines("10.00"), 0.40),
     );
     let in_review = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/blurry.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/blurry.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
     assert_eq!(w.run(&in_review).await.unwrap().0, "needs_review");

@@ -102,7 +102,7 @@ async fn only_an_unresolved_operation_of_that_run_with_a_note_is_resolved() {
     // given a run whose OCR completed, and an unresolved one
     let w = world();
     let done = w.input_of(
-        &w.ingest(&w.upload("inbox/acme/done.png", PNG, "2026-11-30T10:00:00Z"))
+        &w.ingest(&w.upload("inbox/acme/done.png", TIFF, "2026-11-30T10:00:00Z"))
             .await,
     );
     w.script_ocr("inbox/acme/done.png", ocr_of(&invoice_lines("10.00"), 0.97));

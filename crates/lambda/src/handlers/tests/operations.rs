@@ -9,8 +9,8 @@ use docket_core::ports::Ledger;
 const OLIVIA: &str = "arn:aws:sts::111122223333:assumed-role/docket-operator/olivia";
 
 impl World {
-    /// An upload whose OCR start kept losing its answers until the operation was unresolved:
-    /// its run id and operation id.
+    /// An upload read as a job (a TIFF: `key` ends with `.tif`) whose OCR start kept losing its
+    /// answers until the operation was unresolved: its run id and operation id.
     async fn unresolved(&self, key: &str) -> (String, String) {
         let state = self.ingested(key, 0.97).await;
         *self.ports.ocr.lose_start_answers.lock().unwrap() = 10;
@@ -29,7 +29,7 @@ impl World {
 #[tokio::test]
 async fn only_an_operator_resolves_an_operation_and_only_once() {
     let w = world();
-    let (run, op) = w.unresolved("inbox/acme/lost.png").await;
+    let (run, op) = w.unresolved("inbox/acme/lost.tif").await;
     let path = format!("/operations/{op}/resolution");
     let body = json!({"runId": run, "note": "no Textract job with that token; re-uploaded"});
 

@@ -65,7 +65,7 @@ impl World {
     /// up to the Validate Task's wait), the OCR reading every line at `confidence`.
     async fn validated(&self, key: &str, total: &str, confidence: f64) -> Validated {
         self.script_ocr(key, ocr_of(&invoice_lines(total), confidence));
-        let event = self.upload(key, PNG, "2026-11-30T10:00:00Z");
+        let event = self.upload(key, TIFF, "2026-11-30T10:00:00Z");
         let input = self.input_of(&self.ingest(&event).await);
         let started = self.start(&input).await.expect("ocr start");
         let normalized = loop {

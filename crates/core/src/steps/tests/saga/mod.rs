@@ -20,7 +20,7 @@ impl World {
     /// A run of `key` uploaded at `time` (later is newer), ingested, with the `result.json`
     /// route writes for invoice `number`.
     async fn routed(&self, key: &str, time: &str, number: &str) -> (RunInput, ObjectRef) {
-        let input = self.input_of(&self.ingest(&self.upload(key, PNG, time)).await);
+        let input = self.input_of(&self.ingest(&self.upload(key, TIFF, time)).await);
         let result = self
             .ctx
             .layout

@@ -24,7 +24,7 @@ impl World {
     /// [`Self::published_run_of`] uploaded at `time` (later is newer).
     pub(super) async fn published_run_at(&self, key: &str, time: &str) -> (RunInput, EventBody) {
         self.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
-        let uploaded = self.upload(key, PNG, time);
+        let uploaded = self.upload(key, TIFF, time);
         let input = self.input_of(&self.ingest(&uploaded).await);
         let (status, _) = self.run(&input).await.unwrap();
         assert_eq!(status, "completed");
