@@ -65,6 +65,10 @@ pub struct Rules {
     pub lead_ms: i64,
     /// How far ahead a call slot is waited for (ms); must be well within the function's timeout.
     pub horizon_ms: i64,
+    /// How far ahead an execution's start books its turn when none is within the horizon
+    /// (ms; [`starts`]): within the longest delay ingest's queue can give a message (SQS,
+    /// 15 minutes), so that the upload comes back for it.
+    pub booking_ms: i64,
     /// How long a job slot is held without its holder coming back (s): longer than the
     /// workflow waits for a job (the OCR poll limit), so only a crashed holder's runs out.
     pub lease_seconds: i64,
@@ -72,7 +76,8 @@ pub struct Rules {
 
 impl Rules {
     /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
-    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow waits for a job's
+    /// (the ocr function's timeout is 30 s), starts booked up to 14 minutes ahead, a 30 minute
+    /// lease (the workflow waits for a job's
     /// notification at most 999 s, `OcrWaitSeconds`, then polls it at most 90 times 2 s apart).
     pub fn textract() -> Rules {
         Rules {
@@ -84,6 +89,7 @@ impl Rules {
             max_late_ms: 50,
             lead_ms: 250,
             horizon_ms: 5_000,
+            booking_ms: 840_000,
             lease_seconds: 1_800,
         }
     }
