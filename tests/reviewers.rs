@@ -89,7 +89,8 @@ pub async fn docket(session: &Session, args: &[&str]) -> Output {
 }
 
 /// Records docket's Textract quotas as an operator would (`docket ops quotas`): `tps` calls a
-/// second of each operation named, `max_jobs` jobs at once, `jitter_ms` of arrival jitter. Panics unless the CLI succeeds; answers its JSON.
+/// second of each operation named, `max_jobs` jobs at once, `jitter_ms` of arrival jitter. Panics
+/// unless the CLI succeeds; answers its JSON.
 pub async fn record_quotas(
     tps: &[(&str, usize)],
     max_jobs: impl std::fmt::Display,

@@ -1,7 +1,7 @@
-//! Local Lambda latency (not a timed test; `make bench-local` runs it against a running LocalStack):
-//! cold start (first invoke after CreateFunction, and after UpdateFunctionConfiguration, which
-//! makes LocalStack start new environments) and warm invoke round trip. Targets: < 100 ms cold,
-//! < 20 ms warm.
+//! Local Lambda latency (not a timed test; `make bench-local` runs it against a running
+//! LocalStack): cold start (first invoke after CreateFunction, and after
+//! UpdateFunctionConfiguration, which makes LocalStack start new environments) and warm invoke
+//! round trip. Targets: < 100 ms cold, < 20 ms warm.
 //!
 //! "init" is the executor's own spawn -> first `next` time, read from the REPORT line's
 //! `Init Duration` (LogType=Tail); "round trip" is what the SDK client sees.

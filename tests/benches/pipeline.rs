@@ -5,8 +5,9 @@
 //!    transitions (and the polls of the OCR poll loop, entered only when nothing ended the OCR
 //!    wait before its deadline), Lambda
 //!    invocations (the Tasks', ingest's and ocr-notified's, counted at the wire), DynamoDB write
-//!    requests and S3 puts, the last two counted from LocalStack's request log; and its bill per 1,000 such documents, orchestration and OCR
-//!    apart (`docket_e2e::cost`, applied to what `docket_e2e::metering` read);
+//!    requests and S3 puts, the last two counted from LocalStack's request log; and its bill per
+//!    1,000 such documents, orchestration and OCR apart (`docket_e2e::cost`, applied to what
+//!    `docket_e2e::metering` read);
 //! 2. the operation ledger's cost for the OCR step, in DynamoDB requests: on the first run (from
 //!    the same document's request log), and for a replay of the step after completion (the OCR
 //!    function invoked again with the run's input), next to Powertools' published behaviour;

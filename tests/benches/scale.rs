@@ -5,18 +5,18 @@
 //! that one-page documents take (`DetectDocumentText`) and of job starts, `BENCH_SCALE_JOBS`
 //! jobs at once (5; a one-page document holds none), `BENCH_SCALE_JITTER_MS` of arrival jitter
 //! (50, AWS's default). OCR is served from the local Textract's content-hash cache with
-//! `BENCH_SCALE_SECONDS_PER_PAGE` (2) of simulated read time, so the run measures the orchestration and the quotas, not Tesseract
-//! on two cores. Every document is a distinct invoice (the consumer refuses an invoice number
-//! twice): each is read once with `DetectDocumentText` first, to fill the cache (with
-//! `DOCKET_TEXTRACT_CACHE_DIR`, as `scripts/bench.sh scale` sets it, a later run finds them on
-//! disk), and the cache's misses during the burst are printed (0 expected).
+//! `BENCH_SCALE_SECONDS_PER_PAGE` (2) of simulated read time, so the run measures the orchestration
+//! and the quotas, not Tesseract on two cores. Every document is a distinct invoice (the consumer
+//! refuses an invoice number twice): each is read once with `DetectDocumentText` first, to fill the
+//! cache (with `DOCKET_TEXTRACT_CACHE_DIR`, as `scripts/bench.sh scale` sets it, a later run finds
+//! them on disk), and the cache's misses during the burst are printed (0 expected).
 //!
 //! It prints the documents failed (an execution that did not succeed, or none), the quota
 //! errors the provider answered, the completion time against the quota-bound ideal (the time
-//! the quotas alone force: reads at the rate, each its simulated duration), p50/p95 latency from upload to the execution's end, state transitions,
-//! invocations and DynamoDB writes per document, the peak of concurrent Textract jobs and the
-//! bill per 1,000 documents. The quotas stay lowered afterwards: run it on a LocalStack of its
-//! own (`scripts/bench.sh scale` does).
+//! the quotas alone force: reads at the rate, each its simulated duration), p50/p95 latency from
+//! upload to the execution's end, state transitions, invocations and DynamoDB writes per document,
+//! the peak of concurrent Textract jobs and the bill per 1,000 documents. The quotas stay lowered
+//! afterwards: run it on a LocalStack of its own (`scripts/bench.sh scale` does).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -44,7 +44,8 @@ fn tree(selection: &[String], platform: Option<&str>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The features enabled on docket-aws in `tree` (its package lines: `docket-aws v0.1.0 (path) f,g`).
+/// The features enabled on docket-aws in `tree` (its package lines: `docket-aws v0.1.0 (path)
+/// f,g`).
 fn docket_aws_features(tree: &str) -> Vec<String> {
     let lines: Vec<&str> = tree
         .lines()

@@ -107,9 +107,9 @@ fn substitution_values(substitutions: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Substitutions the definition `asl` of the state machine resource `machine` uses that name a function other than by the ref of an
-/// `AWS::Lambda::Version` of the template `text`: an execution would invoke whatever code is
-/// deployed when it reaches that state.
+/// Substitutions the definition `asl` of the state machine resource `machine` uses that name a
+/// function other than by the ref of an `AWS::Lambda::Version` of the template `text`: an execution
+/// would invoke whatever code is deployed when it reaches that state.
 fn unqualified(text: &str, machine: &str, asl: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     let (at, _) = block(&lines, 0, machine);

@@ -7,8 +7,8 @@
 //! [`before_a_redeploy_a_run_waits_in_review`] starts the run and records it in
 //! `across-deploy.json` next to the stack outputs; the deploy then changes the step functions' log
 //! filter and the review wait (the first deploy's filter is not `make demo`'s, so that no demo run
-//! waits on the recorded machine version and keeps it from the prune); [`a_run_waiting_across_a_deploy_finishes_on_its_own_versions`]
-//! reads the record.
+//! waits on the recorded machine version and keeps it from the prune);
+//! [`a_run_waiting_across_a_deploy_finishes_on_its_own_versions`] reads the record.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

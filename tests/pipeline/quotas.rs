@@ -1,15 +1,15 @@
 //! OCR admission under Textract's quotas (issue 13): with our local Textract's quotas in the
 //! stack's region lowered, and docket's recorded to match (`docket ops quotas`), documents read
-//! as jobs (two pages) dropped at once all complete, and the provider refuses none of the pipeline's calls and never
-//! runs more jobs than its limit. The lowered quotas are recorded through the CLI, as an operator
-//! would. Without docket's record (admission pacing at AWS's defaults)
-//! the same drop is refused by the provider, which is what this test would then report. Ingest
-//! starts the executions at the same pace (its queue holds the rest): never more than the start
-//! quota in a second, read from the instants ingest sent the starts (its log lines'
+//! as jobs (two pages) dropped at once all complete, and the provider refuses none of the
+//! pipeline's calls and never runs more jobs than its limit. The lowered quotas are recorded
+//! through the CLI, as an operator would. Without docket's record (admission pacing at AWS's
+//! defaults) the same drop is refused by the provider, which is what this test would then report.
+//! Ingest starts the executions at the same pace (its queue holds the rest): never more than the
+//! start quota in a second, read from the instants ingest sent the starts (its log lines'
 //! `sentAtMs`). Not from the executions' start dates: those are the engine's clock, after
-//! LocalStack's own queueing, which on a loaded two-core machine held a start back 435 ms
-//! (under three busy loops) and, in CI, four starts sent 675 ms apart for 3.7 s, then let them
-//! in within 70 ms.
+//! LocalStack's own queueing, which on a loaded two-core machine held a start back 435 ms (under
+//! three busy loops) and, in CI, four starts sent 675 ms apart for 3.7 s, then let them in within
+//! 70 ms.
 //!
 //! The jobs are made to last ([`JOB_SECONDS`], the local Textract's simulated duration) so that
 //! the job pool binds too: ingest then holds the uploads back until a run's job slot is free

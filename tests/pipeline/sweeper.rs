@@ -114,8 +114,8 @@ impl HasCallback for Waiting {
 
 /// A run routed in this process whose event went to a bus with no rule for it (EventBridge
 /// accepted it and delivered it to no one, as when a target's retries run out), then waiting
-/// for the consumer's answer as the `Route` Task does once it has routed (its token is one no execution
-/// holds: Step Functions refuses it, which ends a wait).
+/// for the consumer's answer as the `Route` Task does once it has routed (its token is one no
+/// execution holds: Step Functions refuses it, which ends a wait).
 async fn published_to_no_one(stack: &Stack) -> (RunInput, EventId) {
     let ValidatedRun {
         store,

@@ -11,14 +11,14 @@
 //!   the same slot; a slot no one comes back to is reclaimed after its lease.
 //! - **No job slot for a synchronous read.** `detect` (one page, answered at once) holds no job
 //!   and takes only its own call slot.
-//! - **A call slot before a call.** Each start, poll and synchronous read takes a slot of its operation's
-//!   pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot further
-//!   away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
-//!   machine retries with backoff), a poll answers `InProgress` without asking the provider
-//!   (the workflow polls again). A slot is asked for `lead` ahead of now, so that it is still
-//!   ahead once the conditional write that takes it returns; a caller that woke later than
-//!   `max_late` after its slot takes another, asked for twice as far ahead as taking the last
-//!   one took (three times, then as if busy).
+//! - **A call slot before a call.** Each start, poll and synchronous read takes a slot of its
+//!   operation's pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot
+//!   further away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
+//!   machine retries with backoff), a poll answers `InProgress` without asking the provider (the
+//!   workflow polls again). A slot is asked for `lead` ahead of now, so that it is still ahead once
+//!   the conditional write that takes it returns; a caller that woke later than `max_late` after
+//!   its slot takes another, asked for twice as far ahead as taking the last one took (three times,
+//!   then as if busy).
 //! - **The quotas are data**: those an operator recorded (`docket ops quotas`), read at each
 //!   call, so a raised quota takes effect without a deploy; with none recorded, the provider's
 //!   defaults ([`Quotas::textract_defaults`]). Admission is always on. Neither record is read

@@ -105,7 +105,8 @@ fn received(invoice: &Invoice) -> Date {
 }
 
 /// Whether `got` is `want`: issuers (or one of their other spellings) compared on their
-/// lower-case letters and digits without accents, invoice numbers without spaces and case, the rest exactly.
+/// lower-case letters and digits without accents, invoice numbers without spaces and case, the rest
+/// exactly.
 pub fn same(field: FieldName, want: &str, got: &str, issuer_also: &[String]) -> bool {
     match field {
         FieldName::Issuer => {

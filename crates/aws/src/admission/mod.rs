@@ -7,8 +7,8 @@
 //!   or `nextMs < :now`). A refusal returns the item (`ALL_OLD`), from which the next claim is
 //!   chosen; no read comes first. The first claim is chosen from the last `nextMs` this process
 //!   saw (it only grows, so that is a lower bound): a warm function that finds the pacer as it
-//!   left it writes once, whether busy or idle. A write whose answer was lost may have taken a slot no one
-//!   uses, which only wastes it: the caller claims again.
+//!   left it writes once, whether busy or idle. A write whose answer was lost may have taken a slot
+//!   no one uses, which only wastes it: the caller claims again.
 //! - A slot booked for a caller that comes back for it (an execution's start,
 //!   `docket_core::admitted::starts`) is an item beside its pacer's, `pk = pacer#<name>`,
 //!   `sk = booking#<holder>`, with `atMs`: one unconditional put (a later booking replaces it)

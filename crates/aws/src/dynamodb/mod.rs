@@ -1,5 +1,6 @@
 //! [`Store`] on DynamoDB: runs, documents, audit entries, checkpoints and the ledger; every
-//! [`Change`] a conditional write, a commit one `TransactWriteItems` (all or nothing). The conditions:
+//! [`Change`] a conditional write, a commit one `TransactWriteItems` (all or nothing). The
+//! conditions:
 //!
 //! - CreateRun: `attribute_not_exists(runId)`
 //! - SetRunStatus: `#status = :from`

@@ -17,8 +17,8 @@
 //! it waits in ingest's queue (SQS: durable for 14 days, free while it waits), and however many
 //! documents arrive, and however long their jobs take, none fails for a quota. No turn within
 //! the booking horizon, or every job slot held, is `Transient.QuotaFull`: the queue delivers
-//! the event again later. The pacer's turn comes first: it is one conditional write that paces every
-//! waiting message's attempts, so a full pool is asked at most at the start rate (the other
+//! the event again later. The pacer's turn comes first: it is one conditional write that paces
+//! every waiting message's attempts, so a full pool is asked at most at the start rate (the other
 //! order would write a job slot and give it back for every message the pacer turns away).
 //!
 //! **A turn booked, not waited for.** A start whose turn is further away than the horizon

@@ -138,7 +138,8 @@ pub struct ExtractionRules {
     pub payment_labels: Vec<String>,
     /// Labels of the recipient block (`Bill To`); that line and the next are never the issuer.
     pub recipient_labels: Vec<String>,
-    /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March 2026`.
+    /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March
+    /// 2026`.
     pub month_names: BTreeMap<String, u8>,
     /// How ambiguous numeric dates are read when neither the document's other dates nor its
     /// language's locale tell.

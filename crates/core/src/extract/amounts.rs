@@ -38,8 +38,9 @@ fn lakh_regex() -> &'static Regex {
 }
 
 /// Normalizes a printed amount to a plain decimal with two decimals: `1,234.50`, `1.234,50`,
-/// `1'234.50`, `1 234,50`, `1234,5` → `1234.50`; lakhs `1,23,456.50` → `123456.50`. A single separator followed by exactly three digits is a
-/// thousands separator (`1,234` → `1234.00`). `None` when the grouping or decimals make no sense.
+/// `1'234.50`, `1 234,50`, `1234,5` → `1234.50`; lakhs `1,23,456.50` → `123456.50`. A single
+/// separator followed by exactly three digits is a thousands separator (`1,234` → `1234.00`).
+/// `None` when the grouping or decimals make no sense.
 pub(super) fn normalize_amount(raw: &str) -> Option<String> {
     let (negative, body) = match raw.strip_prefix(['-', '−']) {
         Some(rest) => (true, rest),

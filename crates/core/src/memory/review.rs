@@ -1,5 +1,5 @@
-//! [`ReviewStore`] in memory, for unit tests: the rules of [`crate::review`] applied under one lock, as
-//! DynamoDB applies their condition expressions to one item at a time.
+//! [`ReviewStore`] in memory, for unit tests: the rules of [`crate::review`] applied under one
+//! lock, as DynamoDB applies their condition expressions to one item at a time.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -3,12 +3,13 @@
 //!
 //! Reviewers act through an IAM role per tenant, `<prefix><tenant>`, in the stack's own account
 //! (the prefix is per stack, by default `<stack>-reviewer-`), assumed with the person's id as the
-//! role session name: the session ARN `arn:aws:sts::<account>:assumed-role/docket-reviewer-acme/alice`
-//! is reviewer `alice` of tenant `acme`. The session name is whatever the caller of AssumeRole
-//! chose, so the role's trust policy must pin it (README, "Reviewing documents": the session name
-//! and `sts:SourceIdentity` must equal the caller's `${aws:username}`); this module trusts it only
-//! as far as that policy does. Any other principal (a user, another role, the account root, a
-//! role of another account) is not a reviewer. The tenant is never taken from the request.
+//! role session name: the session ARN
+//! `arn:aws:sts::<account>:assumed-role/docket-reviewer-acme/alice` is reviewer `alice` of tenant
+//! `acme`. The session name is whatever the caller of AssumeRole chose, so the role's trust policy
+//! must pin it (README, "Reviewing documents": the session name and `sts:SourceIdentity` must equal
+//! the caller's `${aws:username}`); this module trusts it only as far as that policy does. Any
+//! other principal (a user, another role, the account root, a role of another account) is not a
+//! reviewer. The tenant is never taken from the request.
 //!
 //! Operators, who resolve unresolved operations through the same API (`docket ops resolve`),
 //! act through one role of the stack's account (by default `<stack>-operator`), with their id

@@ -127,8 +127,9 @@ const AUDIT_RACE_ATTEMPTS: usize = 8;
 
 /// Appends `draft` to `document`'s chain atomically with `changes`. When another writer took the
 /// sequence number first, re-reads the head and tries again; a refusal of one of `changes` is
-/// returned as is (nothing was written); a lost answer is reconciled against the chain's head. When the chain's head already is this operation's entry
-/// (a retried step whose first attempt committed), nothing is written again.
+/// returned as is (nothing was written); a lost answer is reconciled against the chain's head. When
+/// the chain's head already is this operation's entry (a retried step whose first attempt
+/// committed), nothing is written again.
 pub async fn record<S: Store>(
     store: &S,
     ctx: &Context,

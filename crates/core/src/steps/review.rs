@@ -1,14 +1,15 @@
 //! Human review in the workflow: `open` (validate calls it with the Validate Task's token when
-//! a document needs a person: `steps::validate::validate_and_wait`), `decide` (a reviewer, through the API or the CLI), `escalate` (the wait
-//! timed out). The rules of tasks and decisions are in [`crate::review`]; this module adds the
-//! audit trail, the run's status and the one callback.
+//! a document needs a person: `steps::validate::validate_and_wait`), `decide` (a reviewer, through
+//! the API or the CLI), `escalate` (the wait timed out). The rules of tasks and decisions are in
+//! [`crate::review`]; this module adds the audit trail, the run's status and the one callback.
 //!
 //! - `open` is idempotent: a retried open finds the task and only stores the new token.
 //! - `decide`: the caller's tenant must be the task's; the first decision wins by conditional
 //!   write; only the winner sends the callback, once: `SendTaskSuccess` with the approved fields
-//!   ([`Approved`] with a [`Reviewed`], what route continues with) or `SendTaskFailure` `Business.ReviewRejected`.
-//!   When Step Functions no longer waits (`TaskTimedOut`, `InvalidToken`), the task is marked
-//!   `expired` and the caller is told so (`Conflict.ReviewExpired`); the decision stays recorded.
+//!   ([`Approved`] with a [`Reviewed`], what route continues with) or `SendTaskFailure`
+//!   `Business.ReviewRejected`. When Step Functions no longer waits (`TaskTimedOut`,
+//!   `InvalidToken`), the task is marked `expired` and the caller is told so
+//!   (`Conflict.ReviewExpired`); the decision stays recorded.
 //! - `escalate`: the task expires (`States.Timeout`) and the run becomes `escalated`, owned by
 //!   the configured owner (`docket ops unresolved` lists it), never silently failed.
 

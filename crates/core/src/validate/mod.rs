@@ -1,6 +1,7 @@
 //! Validation rules: turn an [`Extraction`] into a decision.
 //!
-//! - a missing field needed for processing, or a present but malformed value → [`Decision::Invalid`];
+//! - a missing field needed for processing, or a present but malformed value →
+//!   [`Decision::Invalid`];
 //! - a missing required field, a value outside its sanity range, a disallowed currency, or a
 //!   required field below the confidence threshold → [`Decision::NeedsReview`] (a person can
 //!   still approve);

@@ -2,13 +2,13 @@
 //! it as stale); `action: reject` records a run a reviewer rejected. `action: execution_ended`
 //! (a rule on Step Functions' status change events) records a run whose execution failed, and
 //! `action: reopen` (`docket ops redrive`) moves it back before its execution is redriven
-//! (`docket_core::steps::recover`). See `docket_core::steps::route`. `action: sweep` (a schedule) relays
-//! the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`)
-//! and redelivers those still unanswered (`docket_core::steps::saga::unanswered`).
-//! `action: route` runs in a Task with a token: once routed, the same invocation keeps the
-//! token for the consumer's answer to the run's accepted event (`docket_core::steps::saga::
-//! await_receipt`), and `action: receipt` (a rule on the bus) is that answer, which ends the
-//! wait (`docket_core::steps::saga::receipt`).
+//! (`docket_core::steps::recover`). See `docket_core::steps::route`. `action: sweep` (a schedule)
+//! relays the events that routes left `persisted` in the outbox (`docket_core::steps::saga::stuck`)
+//! and redelivers those still unanswered (`docket_core::steps::saga::unanswered`). `action: route`
+//! runs in a Task with a token: once routed, the same invocation keeps the token for the consumer's
+//! answer to the run's accepted event (`docket_core::steps::saga::await_receipt`), and `action:
+//! receipt` (a rule on the bus) is that answer, which ends the wait
+//! (`docket_core::steps::saga::receipt`).
 
 use docket_core::ids::RunId;
 use docket_core::model::run::{ObjectRef, RunInput, TaskToken};

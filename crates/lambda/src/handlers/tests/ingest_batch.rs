@@ -1,7 +1,7 @@
 //! ingest's SQS batches over the in-memory ports: each message is ingested on its own, a
 //! transient failure is delivered again after a backoff, a start with no turn at the pacer is
-//! sent again as a new message (one whose turn is booked, due just before it), any other failure is set aside with its error's name, and only
-//! the messages to deliver again are reported.
+//! sent again as a new message (one whose turn is booked, due just before it), any other failure is
+//! set aside with its error's name, and only the messages to deliver again are reported.
 
 use std::sync::Mutex;
 
