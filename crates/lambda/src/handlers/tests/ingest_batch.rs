@@ -229,8 +229,8 @@ async fn a_start_whose_turn_is_booked_is_sent_again_due_just_before_it_and_not_r
     let requeued = queue.requeued.lock().unwrap().clone();
     assert_eq!(
         requeued,
-        vec![(body.clone(), 58, 2)],
-        "due 2 s before, not counted"
+        vec![(body.clone(), 56, 2)],
+        "due 4 s before, not counted"
     );
     assert!(queue.retried.lock().unwrap().is_empty());
     assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
