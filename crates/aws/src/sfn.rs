@@ -74,6 +74,17 @@ impl Workflow for SfnWorkflow {
     }
 
     async fn running(&self, name: &str) -> Result<bool, Error> {
+        Ok(self.status(name).await? == Some(ExecutionStatus::Running))
+    }
+
+    async fn exists(&self, name: &str) -> Result<bool, Error> {
+        Ok(self.status(name).await?.is_some())
+    }
+}
+
+impl SfnWorkflow {
+    /// The status of execution `name`; `None` when there is none.
+    async fn status(&self, name: &str) -> Result<Option<ExecutionStatus>, Error> {
         let result = self
             .client
             .describe_execution()
@@ -81,12 +92,12 @@ impl Workflow for SfnWorkflow {
             .send()
             .await;
         match result {
-            Ok(described) => Ok(*described.status() == ExecutionStatus::Running),
+            Ok(described) => Ok(Some(described.status().clone())),
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_execution_does_not_exist()) =>
             {
-                Ok(false)
+                Ok(None)
             }
             Err(e) => Err(classify("states DescribeExecution", e)),
         }

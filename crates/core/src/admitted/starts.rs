@@ -166,6 +166,10 @@ impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
     async fn running(&self, name: &str) -> Result<bool, Error> {
         self.inner.running(name).await
     }
+
+    async fn exists(&self, name: &str) -> Result<bool, Error> {
+        self.inner.exists(name).await
+    }
 }
 
 #[cfg(test)]

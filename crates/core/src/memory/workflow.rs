@@ -46,6 +46,10 @@ impl Workflow for MemoryWorkflow {
         Ok(Started::New)
     }
 
+    async fn exists(&self, name: &str) -> Result<bool, Error> {
+        Ok(self.executions.lock().unwrap().contains_key(name))
+    }
+
     async fn running(&self, name: &str) -> Result<bool, Error> {
         let started = self.executions.lock().unwrap().contains_key(name);
         Ok(started && !self.ended.lock().unwrap().contains(name))

@@ -40,6 +40,9 @@ pub trait Workflow: Send + Sync {
     /// Whether the execution named `name` still runs: `false` once it ended (in any way) and
     /// when there is none.
     fn running(&self, name: &str) -> impl Future<Output = Result<bool, Error>> + Send;
+    /// Whether an execution named `name` was ever started (running or ended): a start of it
+    /// again could only answer `AlreadyExists`.
+    fn exists(&self, name: &str) -> impl Future<Output = Result<bool, Error>> + Send;
 }
 
 /// The answer to a workflow Task that waits for a token (Step Functions' `SendTaskSuccess` /

@@ -198,9 +198,11 @@ pub(super) async fn begin_run(
         error: None,
     };
     // Refused(0): the run record exists, so an earlier delivery got here first. Starting the
-    // execution again is harmless (its name is the run id), but when it runs there is nothing
-    // to start: not asked, it takes no turn at the pacer and no job slot that no job would
-    // give back (its own job may have ended already).
+    // execution again is harmless (its name is the run id), but when it exists (running or
+    // ended) there is nothing to start: not asked, it takes no turn at the pacer (a duplicate
+    // upload event would spend a booked turn) and no job slot that no job would give back (its
+    // own job may have ended already). An earlier delivery whose start was deferred or failed
+    // left no execution: this one starts it.
     let recorded = record(
         ports.store(),
         ctx,
@@ -210,7 +212,7 @@ pub(super) async fn begin_run(
     )
     .await?;
     let name = input.run_id.as_str();
-    if recorded.is_err() && ports.workflow().running(name).await? {
+    if recorded.is_err() && ports.workflow().exists(name).await? {
         return Ok(Started::AlreadyExists);
     }
     let body = ExecutionInput {

@@ -31,6 +31,9 @@ impl Workflow for &Clocked {
     async fn running(&self, name: &str) -> Result<bool, Error> {
         self.engine.running(name).await
     }
+    async fn exists(&self, name: &str) -> Result<bool, Error> {
+        self.engine.exists(name).await
+    }
 }
 
 /// The run id of upload `n` (ingest names each execution by its run).

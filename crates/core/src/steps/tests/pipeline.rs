@@ -101,7 +101,7 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
 }
 
 #[tokio::test]
-async fn a_delivery_again_after_the_run_moved_on_does_not_start_its_running_execution_again() {
+async fn a_delivery_again_after_the_run_moved_on_or_ended_does_not_start_its_execution_again() {
     let w = world();
     let key = "inbox/acme/inv.png";
     w.script_ocr(key, ocr_of(&invoice_lines("10.00"), 0.97));
@@ -123,11 +123,21 @@ async fn a_delivery_again_after_the_run_moved_on_does_not_start_its_running_exec
         "{again:?}"
     );
     assert_eq!(starts(), 1, "the running execution was started again");
-    // Once it has ended, a delivery again asks (the engine answers that it exists).
+    // Once it has ended, a delivery again does not ask either (a paced start would spend a turn).
     let name = input.run_id.to_string();
     w.ports.workflow.ended.lock().unwrap().insert(name);
-    w.ingest(&event).await;
-    assert_eq!(starts(), 2);
+    let again = w.ingest(&event).await;
+    assert!(
+        matches!(
+            again,
+            IngestOutcome::Started {
+                execution: Started::AlreadyExists,
+                ..
+            }
+        ),
+        "{again:?}"
+    );
+    assert_eq!(starts(), 1, "the ended execution was started again");
 }
 
 #[tokio::test]
