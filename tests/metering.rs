@@ -231,7 +231,7 @@ pub async fn usage_since(
         sns_publishes: count("sns", &["Publish"]) / n,
         // A queue's pollers (ingest's, the consumer's) also receive from an empty queue and read
         // its attributes: a standing cost of each mapping (AWS's long-polling pollers a few
-        // requests a minute each, whatever the traffic; LocalStack's every half second), not a
+        // requests a minute each, whatever the traffic; LocalStack's every second), not a
         // document's. A document's: its sends, its visibility changes, its deletes, and for
         // each delete the receive that returned what it deleted.
         sqs_requests: (count(

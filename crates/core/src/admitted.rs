@@ -65,12 +65,6 @@ pub struct Rules {
     pub lead_ms: i64,
     /// How far ahead a call slot is waited for (ms); must be well within the function's timeout.
     pub horizon_ms: i64,
-    /// How far ahead an execution's start books its turn when none is within the horizon
-    /// (ms; [`starts`]). Past the longest delay ingest's queue gives a message (SQS, 15
-    /// minutes), the upload comes back early and is sent back again; so this bounds only how
-    /// long a burst's turns are promised at today's quota (a quota raised later speeds up the
-    /// uploads booked after it, not those booked before).
-    pub booking_ms: i64,
     /// How long a job slot is held without its holder coming back (s): longer than the
     /// workflow waits for a job (the OCR poll limit), so only a crashed holder's runs out.
     pub lease_seconds: i64,
@@ -78,8 +72,7 @@ pub struct Rules {
 
 impl Rules {
     /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
-    /// (the ocr function's timeout is 30 s), starts booked up to 6 hours ahead, a 30 minute
-    /// lease (the workflow waits for a job's
+    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow waits for a job's
     /// notification at most 999 s, `OcrWaitSeconds`, then polls it at most 90 times 2 s apart).
     pub fn textract() -> Rules {
         Rules {
@@ -91,7 +84,6 @@ impl Rules {
             max_late_ms: 50,
             lead_ms: 250,
             horizon_ms: 5_000,
-            booking_ms: 6 * 3_600_000,
             lease_seconds: 1_800,
         }
     }

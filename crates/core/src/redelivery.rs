@@ -10,11 +10,9 @@
 //! carries how often its upload was sent again ([`REQUEUES_ATTRIBUTE`]), and each wait is about
 //! twice the last, up to [`REQUEUE_CAP_SECONDS`]: N uploads waiting ask about N / 22.5 times a
 //! second (an S3 read and a refused write each), not N / 7.5 as at 5 to 10 s each time
-//! (SCALE.md: a burst of a thousand). The jitter is drawn from the message id and the
-//! delivery's number, so that messages which failed together come back apart, with no random
-//! source to fake in tests. A message
-//! whose start booked a turn further ahead (`Started::Deferred`) is sent again as a new
-//! message too, timed to arrive just before its turn ([`booked_delay_seconds`]).
+//! (SCALE.md: a burst of a thousand). The jitter is drawn from the message id and the delivery's
+//! number, so that messages which failed together come back apart, with no random source to fake in
+//! tests.
 
 use crate::error::Family;
 use crate::ids::sha256_hex;
@@ -70,21 +68,6 @@ pub fn after_failure(
     }
 }
 
-/// How long before its booked turn an upload is delivered again (ms): a message's delay is
-/// whole seconds, a delayed message reaches the function up to a second or so after it, and
-/// ingest reads the upload and its run before its start finds the booking; the start waits
-/// the rest (within the admission horizon, 5 s, and the slot's 250 ms lead). At 2 s, a local
-/// burst's uploads missed one booked turn in seven.
-pub const BOOKED_LEAD_MS: i64 = 4_000;
-
-/// The delay (seconds) of an upload sent again at `now_ms` for the turn its start booked for
-/// `until_ms` (`Started::Deferred`): due between [`BOOKED_LEAD_MS`] and a second more before
-/// the turn; at most SQS's longest delay, 900 s (back earlier than its turn, the upload is sent
-/// back again).
-pub fn booked_delay_seconds(until_ms: i64, now_ms: i64) -> i32 {
-    ((until_ms - now_ms - BOOKED_LEAD_MS).max(0) / 1000).min(900) as i32
-}
-
 /// The first retry waits about this long (seconds).
 pub const BASE_SECONDS: i32 = 10;
 /// No retry waits longer (seconds).
@@ -129,20 +112,6 @@ fn unit(message_id: &str, receives: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_upload_whose_turn_is_booked_is_due_shortly_before_it() {
-        let now = 1_000_000;
-        // Due 4 to 5 s before the turn.
-        for ahead in [5_000, 10_500, 60_000, 839_999] {
-            let due = now + i64::from(booked_delay_seconds(now + ahead, now)) * 1000;
-            let early = now + ahead - due;
-            assert!((4_000..5_000).contains(&early), "{ahead}: {early}");
-        }
-        assert_eq!(booked_delay_seconds(now + 3_000, now), 0);
-        assert_eq!(booked_delay_seconds(now - 5_000, now), 0);
-        assert_eq!(booked_delay_seconds(now + 3_600_000, now), 900);
-    }
 
     #[test]
     fn each_retry_waits_about_twice_as_long_as_the_last_up_to_the_cap() {

@@ -151,13 +151,6 @@ def register_cfn_sub_changes():
 
 
 @hooks.on_infra_start()
-def register_esm_concurrency():
-    from docket_localstack.esm_concurrency import install
-
-    install()
-
-
-@hooks.on_infra_start()
 def register_events_retry():
     from docket_localstack.events_retry import install
 

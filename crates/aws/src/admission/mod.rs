@@ -9,11 +9,6 @@
 //!   saw (it only grows, so that is a lower bound): a warm function that finds the pacer as it
 //!   left it writes once, whether busy or idle. A write whose answer was lost may have taken a slot
 //!   no one uses, which only wastes it: the caller claims again.
-//! - A slot booked for a caller that comes back for it (an execution's start,
-//!   `docket_core::admitted::starts`) is an item beside its pacer's, `pk = pacer#<name>`,
-//!   `sk = booking#<holder>`, with `atMs`: one unconditional put (a later booking replaces it)
-//!   and one read when the caller is back. `expiresAt` (an hour after the slot) is the table's
-//!   time to live: nothing deletes a booking once used.
 //! - A slot pool is a partition `pk = pool#<name>`: the count (`sk = count`, `held`) and one
 //!   lease per holder (`sk = lease#<holder>`, `holder`, `until`). Taking a slot is one
 //!   transaction, with no read first: put the lease if the holder has none, and add one to the
@@ -71,9 +66,6 @@ impl Timer for SystemTimer {
 /// How often a pool's write whose answer was lost is sent again, before the caller is told to
 /// come back.
 pub const MAX_RACES: usize = 20;
-
-/// How long after its slot a booking is kept (s) before the table's time to live removes it.
-pub const BOOKING_KEPT_SECONDS: i64 = 3_600;
 
 /// Pacers and slot pools in the DynamoDB table `table`.
 #[derive(Debug, Clone)]
@@ -320,26 +312,6 @@ impl Admission for DynamoAdmission {
         Err(Error::InProgress(format!(
             "admission take slot: {MAX_WRITES} writes took no slot; come back"
         )))
-    }
-
-    async fn book(&self, pacer: &str, holder: &str, at_ms: i64) -> Result<(), Error> {
-        let put = Put::builder()
-            .table_name(&self.table)
-            .item("pk", s(format!("pacer#{pacer}")))
-            .item("sk", s(format!("booking#{holder}")))
-            .item("atMs", n(at_ms))
-            .item("expiresAt", n(at_ms / 1000 + BOOKING_KEPT_SECONDS))
-            .build()
-            .expect("table, item");
-        put_item(&self.client, put, "admission book slot")
-            .await?
-            .map_err(|_| Error::Internal("an unconditional put was refused".into()))
-    }
-
-    async fn booked(&self, pacer: &str, holder: &str) -> Result<Option<i64>, Error> {
-        let (pk, sk) = (format!("pacer#{pacer}"), format!("booking#{holder}"));
-        let item = self.get(&pk, &sk, "admission read booking").await?;
-        item.map(|item| num(&item, "atMs")).transpose()
     }
 
     async fn acquire(

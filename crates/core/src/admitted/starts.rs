@@ -4,7 +4,7 @@
 //!
 //! 1. takes a slot of one pacer (`textract-executions`), spaced for the provider's start quota
 //!    (its `StartDocumentTextDetection` calls a second, as recorded or by default), under the
-//!    same rules as OCR's own call slots ([`super::take_turn`]), or books one (below); then
+//!    same rules as OCR's own call slots ([`super::take_turn`]); then
 //! 2. takes the run's job slot ([`super::take_job_slot`]) for the holder the OCR step will ask
 //!    for, the run's OCR operation id: so the OCR step finds it held (`AlreadyHeld`, its lease
 //!    renewed) and never waits for one, and the slot is given back where it always is, when
@@ -16,20 +16,10 @@
 //! a job pool full for longer than their ~7 minutes failed documents); started at the quotas,
 //! it waits in ingest's queue (SQS: durable for 14 days, free while it waits), and however many
 //! documents arrive, and however long their jobs take, none fails for a quota. No turn within
-//! the booking horizon, or every job slot held, is `Transient.QuotaFull`: the queue delivers
-//! the event again later. The pacer's turn comes first: it is one conditional write that paces
-//! every waiting message's attempts, so a full pool is asked at most at the start rate (the other
+//! the horizon, or every job slot held, is `Transient.QuotaFull`: the queue delivers the event
+//! again later. The pacer's turn comes first: it is one conditional write that paces every
+//! waiting message's attempts, so a full pool is asked at most at the start rate (the other
 //! order would write a job slot and give it back for every message the pacer turns away).
-//!
-//! **A turn booked, not waited for.** A start whose turn is further away than the horizon
-//! books it (up to [`Rules::booking_ms`] ahead: the slot is taken, and recorded under the
-//! execution's name) and answers [`Started::Deferred`] with the slot's time; ingest sends the
-//! upload back to its queue to be delivered shortly before then, and the start, finding its
-//! booking, waits for that slot and starts, with no second write at the pacer. So a burst costs
-//! each upload one wait in the queue, not a round of refused turns every half minute, and no
-//! turn is lost while uploads wait: each is booked to one. A start back too late for its
-//! booked slot (past `max_late`) takes a new turn; one back early is deferred to the same slot
-//! again. Only a pacer booked through the whole booking horizon is `Transient.QuotaFull`.
 //!
 //! A run whose document is known to have one page (`RunInput::one_page`) is read by the
 //! provider's synchronous API: no job, so its start takes no job slot, and its turn is at a
@@ -43,8 +33,7 @@
 
 use serde_json::Value;
 
-use super::{give_back_job_slot, take_job_slot, take_turn, Rules, Turn};
-use crate::admission::pacer::{usable, Pace, Taken};
+use super::{give_back_job_slot, take_job_slot, take_turn, Rules};
 use crate::error::Family;
 use crate::ids::RunId;
 use crate::model::run::ExecutionInput;
@@ -84,50 +73,6 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
     }
 }
 
-impl<W, A: Admission, T: Timer> PacedStarts<W, A, T> {
-    /// Waits for `name`'s turn at `pacer` (spaced by `pace`): `None` once it has come (start
-    /// now), `Some(at)` when it is booked for `at`, further away than the horizon.
-    async fn turn(&self, pacer: &str, name: &str, pace: &Pace) -> Result<Option<i64>, Error> {
-        let (admission, timer, rules) = (&self.admission, &self.timer, &self.rules);
-        // Further away than a caller waits: its slot asked for `lead` ahead, plus the horizon.
-        let beyond = |at_ms: i64, now_ms: i64| at_ms - now_ms > rules.lead_ms + rules.horizon_ms;
-        if let Some(at_ms) = admission.booked(pacer, name).await? {
-            if beyond(at_ms, timer.now_ms()) {
-                return Ok(Some(at_ms)); // back early: the same slot
-            }
-            timer.sleep_until(at_ms).await;
-            if usable(at_ms, timer.now_ms(), pace) {
-                return Ok(None);
-            }
-            // Back too late for it (the slot is wasted): a new turn.
-        }
-        let booking = Pace {
-            horizon_ms: rules.booking_ms,
-            ..*pace
-        };
-        let asked = timer.now_ms();
-        match admission
-            .take_slot(pacer, &booking, asked + rules.lead_ms)
-            .await?
-        {
-            Taken::Busy { .. } => Turn::Busy.admitted(pacer, rules.booking_ms).map(|()| None),
-            Taken::Slot { at_ms } if beyond(at_ms, asked) => {
-                admission.book(pacer, name, at_ms).await?;
-                Ok(Some(at_ms))
-            }
-            Taken::Slot { at_ms } => {
-                timer.sleep_until(at_ms).await;
-                if usable(at_ms, timer.now_ms(), pace) {
-                    return Ok(None);
-                }
-                // Taking it outlasted the lead (a slow store): the waiting turns of any call.
-                let turn = take_turn(admission, timer, pacer, pace, rules.lead_ms).await?;
-                turn.admitted(pacer, rules.horizon_ms).map(|()| None)
-            }
-        }
-    }
-}
-
 impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let quotas = self.rules.quotas(&self.admission).await?;
@@ -141,9 +86,9 @@ impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
         if let Some(&per_second) = quotas.tps.get(call) {
             let pace = self.rules.pace(per_second, &quotas);
             let pacer = self.rules.pacer(pacer);
-            if let Some(until_ms) = self.turn(&pacer, name, &pace).await? {
-                return Ok(Started::Deferred { until_ms });
-            }
+            let lead = self.rules.lead_ms;
+            let turn = take_turn(&self.admission, &self.timer, &pacer, &pace, lead).await?;
+            turn.admitted(&pacer, self.rules.horizon_ms)?;
         }
         if one_page {
             return self.inner.start(name, input).await;
@@ -154,7 +99,7 @@ impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
         let started = self.inner.start(name, input).await;
         let no_job_to_come = match &started {
             Ok(Started::AlreadyExists) => true,
-            Ok(Started::New | Started::Deferred { .. }) => false,
+            Ok(Started::New) => false,
             Err(e) => !matches!(e.family(), Family::Transient | Family::Ambiguous),
         };
         if new && no_job_to_come {

@@ -317,12 +317,6 @@ impl Admission for SlowStore<'_> {
         self.timer.advance(self.take_ms);
         self.records.take_slot(pacer, pace, now_ms).await
     }
-    async fn book(&self, pacer: &str, holder: &str, at_ms: i64) -> Result<(), Error> {
-        self.records.book(pacer, holder, at_ms).await
-    }
-    async fn booked(&self, pacer: &str, holder: &str) -> Result<Option<i64>, Error> {
-        self.records.booked(pacer, holder).await
-    }
     async fn acquire(
         &self,
         pool: &str,

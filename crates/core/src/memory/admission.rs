@@ -33,7 +33,6 @@ impl Pool {
 #[derive(Debug, Default)]
 pub struct MemoryAdmission {
     pacers: Mutex<BTreeMap<String, i64>>,
-    bookings: Mutex<BTreeMap<(String, String), i64>>,
     pools: Mutex<BTreeMap<String, Pool>>,
     quotas: Mutex<BTreeMap<String, Quotas>>,
 }
@@ -57,17 +56,6 @@ impl Admission for MemoryAdmission {
         let (at_ms, next) = apply(&claimed, next).expect("claimed from the record as it is");
         pacers.insert(pacer.to_string(), next);
         Ok(Taken::Slot { at_ms })
-    }
-
-    async fn book(&self, pacer: &str, holder: &str, at_ms: i64) -> Result<(), Error> {
-        let key = (pacer.to_string(), holder.to_string());
-        self.bookings.lock().unwrap().insert(key, at_ms);
-        Ok(())
-    }
-
-    async fn booked(&self, pacer: &str, holder: &str) -> Result<Option<i64>, Error> {
-        let key = (pacer.to_string(), holder.to_string());
-        Ok(self.bookings.lock().unwrap().get(&key).copied())
     }
 
     async fn acquire(

@@ -17,9 +17,6 @@ pub struct MemoryWorkflow {
     pub ended: Mutex<BTreeSet<String>>,
     /// Errors the next starts fail with, first first (nothing is started).
     pub fail_starts: Mutex<Vec<Error>>,
-    /// Turns the next starts answer are booked for, first first (`Started::Deferred`, as a
-    /// paced start's further away than it waits; nothing is started).
-    pub defer_starts: Mutex<Vec<i64>>,
     /// Every start asked for, repeats and failures included.
     pub start_calls: Mutex<usize>,
 }
@@ -32,12 +29,6 @@ impl Workflow for MemoryWorkflow {
             return Err(failing.remove(0));
         }
         drop(failing);
-        let mut deferring = self.defer_starts.lock().unwrap();
-        if !deferring.is_empty() {
-            let until_ms = deferring.remove(0);
-            return Ok(Started::Deferred { until_ms });
-        }
-        drop(deferring);
         let mut executions = self.executions.lock().unwrap();
         if executions.contains_key(name) {
             return Ok(Started::AlreadyExists);

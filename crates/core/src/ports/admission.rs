@@ -21,20 +21,6 @@ pub trait Admission: Send + Sync {
         pace: &Pace,
         now_ms: i64,
     ) -> impl Future<Output = Result<Taken, Error>> + Send;
-    /// Records that pacer `pacer`'s slot `at_ms`, already taken, is `holder`'s: a caller that
-    /// comes back for it later ([`crate::admitted::starts`]). A later booking replaces it.
-    fn book(
-        &self,
-        pacer: &str,
-        holder: &str,
-        at_ms: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-    /// The slot of `pacer` that `holder` booked last, if any (it may have passed).
-    fn booked(
-        &self,
-        pacer: &str,
-        holder: &str,
-    ) -> impl Future<Output = Result<Option<i64>, Error>> + Send;
     /// Takes (or, for a holder that has one, renews) a slot of pool `pool`
     /// ([`crate::admission::slots::acquire`]).
     fn acquire(
@@ -77,21 +63,6 @@ impl<A: Admission> Admission for &A {
         now_ms: i64,
     ) -> impl Future<Output = Result<Taken, Error>> + Send {
         (**self).take_slot(pacer, pace, now_ms)
-    }
-    fn book(
-        &self,
-        pacer: &str,
-        holder: &str,
-        at_ms: i64,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        (**self).book(pacer, holder, at_ms)
-    }
-    fn booked(
-        &self,
-        pacer: &str,
-        holder: &str,
-    ) -> impl Future<Output = Result<Option<i64>, Error>> + Send {
-        (**self).booked(pacer, holder)
     }
     fn acquire(
         &self,

@@ -19,13 +19,6 @@ pub enum Started {
     New,
     /// An execution with that name existed already (a duplicate start): not an error.
     AlreadyExists,
-    /// Not started yet: the start's turn is booked for `until_ms` (unix ms), further ahead
-    /// than a caller waits ([`crate::admitted::starts`]). The caller asks again then (ingest's
-    /// queue delivers the upload again shortly before), and the start takes its booked turn.
-    Deferred {
-        /// When the booked turn comes.
-        until_ms: i64,
-    },
 }
 
 /// The workflow engine.

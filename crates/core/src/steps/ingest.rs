@@ -200,9 +200,9 @@ pub(super) async fn begin_run(
     // Refused(0): the run record exists, so an earlier delivery got here first. Starting the
     // execution again is harmless (its name is the run id), but when it exists (running or
     // ended) there is nothing to start: not asked, it takes no turn at the pacer (a duplicate
-    // upload event would spend a booked turn) and no job slot that no job would give back (its
-    // own job may have ended already). An earlier delivery whose start was deferred or failed
-    // left no execution: this one starts it.
+    // upload event would spend a turn another upload waits for) and no job slot that no job
+    // would give back (its own job may have ended already). An earlier delivery whose start
+    // failed or found no turn left no execution: this one starts it.
     let recorded = record(
         ports.store(),
         ctx,

@@ -17,11 +17,8 @@ use std::future::Future;
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use chrono::SecondsFormat;
 use docket_aws::sqs::QueuedEvents;
-use docket_core::ports::Started;
 use docket_core::ports::{HasBlobs, HasStore, HasWorkflow};
-use docket_core::redelivery::{
-    after_failure, booked_delay_seconds, AfterFailure, REQUEUES_ATTRIBUTE,
-};
+use docket_core::redelivery::{after_failure, AfterFailure, REQUEUES_ATTRIBUTE};
 use docket_core::steps::ingest::{self, IngestOutcome, ObjectCreated};
 use docket_core::steps::Context;
 use docket_core::Error;
@@ -79,19 +76,7 @@ pub async fn handle(
 ) -> Result<Value, Failure> {
     if payload.get("Records").is_none() {
         let outcome = match parse::<ObjectCreatedEvent>(payload) {
-            Ok(event) => match ingest_one(ports, ctx, event).await? {
-                // Nothing would come back for the booked turn: the caller asks again.
-                IngestOutcome::Started {
-                    execution: Started::Deferred { until_ms },
-                    ..
-                } => {
-                    let e = Error::QuotaFull(format!(
-                        "the start's turn is booked for {until_ms} ms; ask again then"
-                    ));
-                    return traced(span("ingest", "", "", ""), async { Err(e) }).await;
-                }
-                outcome => outcome,
-            },
+            Ok(event) => ingest_one(ports, ctx, event).await?,
             Err(e) => return traced(span("ingest", "", "", ""), async { Err(e) }).await,
         };
         return answer(&outcome);
@@ -149,14 +134,7 @@ async fn one_message(
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     let failed = match serde_json::from_str::<ObjectCreatedEvent>(body) {
-        Ok(event) => match ingest_one(ports, ctx, event).await {
-            Ok(IngestOutcome::Started {
-                execution: Started::Deferred { until_ms },
-                ..
-            }) => return back_for_turn(queue, ctx, &id, body, until_ms, requeues).await,
-            Ok(_) => return None,
-            Err(failure) => failure.0,
-        },
+        Ok(event) => ingest_one(ports, ctx, event).await.err()?.0,
         Err(e) => {
             let e = Error::BadInput(format!("message {id}: not an Object Created event: {e}"));
             traced(span("ingest", "", "", ""), async { Err::<(), _>(e) })
@@ -189,30 +167,6 @@ async fn one_message(
         (AfterFailure::SetAside | AfterFailure::Requeue { .. }, Ok(())) => None,
         _ => Some(id),
     }
-}
-
-/// Sends `body` (message `id`) to the queue again, due shortly before the turn its start
-/// booked for `until_ms`; `Some(id)` when that failed (the message comes back after its
-/// visibility timeout, and its start finds the booking all the same).
-async fn back_for_turn(
-    queue: &impl Redeliver,
-    ctx: &Context,
-    id: &str,
-    body: &str,
-    until_ms: i64,
-    requeues: u32,
-) -> Option<String> {
-    let now_ms = (ctx.clock.now().unix_timestamp_nanos() / 1_000_000) as i64;
-    let seconds = booked_delay_seconds(until_ms, now_ms);
-    let sent = queue.requeue(body, seconds, requeues).await;
-    let work = async {
-        match &sent {
-            Ok(()) => tracing::info!(messageId = id, untilMs = until_ms, seconds, "turn booked"),
-            Err(e) => tracing::error!(messageId = id, error = e.name(), "queue: {e}"),
-        }
-    };
-    tracing::Instrument::instrument(work, span("ingest", "", "", "")).await;
-    sent.err().map(|_| id.to_string())
 }
 
 /// What ingest reads of the event. The time is written back as EventBridge writes it (RFC 3339,

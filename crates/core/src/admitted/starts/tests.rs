@@ -65,45 +65,28 @@ async fn paced(
     PacedStarts::new(engine, admission, &engine.timer, Rules::textract())
 }
 
-/// `rules` with starts booked at most `booking_ms` ahead.
-fn booking(booking_ms: i64) -> Rules {
-    Rules {
-        booking_ms,
-        ..Rules::textract()
-    }
-}
-
 #[tokio::test]
-async fn starts_at_once_are_spaced_for_the_start_quota_the_rest_booked_then_told_to_come_back() {
-    // given 2 starts a second, turns waited for up to 5 s and booked up to 10 s ahead
+async fn starts_at_once_are_spaced_for_the_start_quota_and_the_rest_told_to_come_back() {
     let engine = Clocked::default();
-    let admission = MemoryAdmission::default();
-    admission
-        .set_quotas("textract", &starts_a_second(2))
-        .await
-        .unwrap();
-    let workflow = PacedStarts::new(&engine, &admission, &engine.timer, booking(10_000));
-
-    // when 30 uploads arrive at once
-    let (mut started, mut booked, mut later) = (0, Vec::new(), Vec::new());
-    for n in 0..30 {
-        engine.timer.set(0);
+    let workflow = paced(&engine, Some(starts_a_second(2))).await;
+    let (mut started, mut later) = (0, Vec::new());
+    for n in 0..20 {
+        engine.timer.set(0); // every event arrives at once
         match workflow.start(&run(n), &json!({})).await {
             Ok(Started::New) => started += 1,
-            Ok(Started::Deferred { until_ms }) => booked.push((n, until_ms)),
             Ok(other) => panic!("{other:?}"),
             Err(e) => later.push(e),
         }
     }
-
-    // then a slot every 550 ms (50 ms lateness, 50 ms jitter): 10 started within 5 s, the
-    // next 9 (to 10.25 s) booked, the rest told to come back
+    let at = engine.at.lock().unwrap().clone();
     assert_eq!(
-        engine.at.lock().unwrap().len(),
+        at.len(),
         started,
-        "only admitted starts"
+        "the engine saw every admitted start only"
     );
-    assert_eq!((started, booked.len(), later.len()), (10, 9, 11));
+    // 2 a second with 50 ms lateness and 50 ms jitter: a slot every 550 ms, 10 within 5 s.
+    assert_eq!(started, 10);
+    assert!(at.windows(2).all(|w| w[1] - w[0] >= 550), "{at:?}");
     assert!(
         later
             .iter()
@@ -111,70 +94,7 @@ async fn starts_at_once_are_spaced_for_the_start_quota_the_rest_booked_then_told
                 && e.to_string().contains("textract-executions")),
         "{later:?}"
     );
-
-    // and each booked upload, back shortly before its turn, starts in it with no new turn
-    for &(n, until_ms) in &booked {
-        engine.timer.set(until_ms - 2_500);
-        assert_eq!(
-            workflow.start(&run(n), &json!({})).await.unwrap(),
-            Started::New
-        );
-    }
-    let at = engine.at.lock().unwrap().clone();
-    assert_eq!(at[10..], booked.iter().map(|b| b.1).collect::<Vec<_>>()[..]);
-    assert!(at.windows(2).all(|w| w[1] - w[0] >= 550), "{at:?}");
-    // The pacer was not asked again: the next turn follows the last booked one.
-    engine.timer.set(0);
-    let next = workflow.start(&run(99), &json!({})).await;
-    assert!(next.is_err(), "10 s are booked: {next:?}");
-    engine.timer.set(1_000);
-    assert_eq!(
-        workflow.start(&run(99), &json!({})).await.unwrap(),
-        Started::Deferred {
-            until_ms: at[at.len() - 1] + 550
-        },
-        "the slot after the last booked one is next"
-    );
-}
-
-#[tokio::test]
-async fn an_upload_back_early_keeps_its_booked_turn_and_one_back_too_late_takes_a_new_one() {
-    let engine = Clocked::default();
-    let admission = MemoryAdmission::default();
-    admission
-        .set_quotas("textract", &starts_a_second(2))
-        .await
-        .unwrap();
-    let workflow = PacedStarts::new(&engine, &admission, &engine.timer, booking(60_000));
-    let mut booked = Vec::new();
-    for n in 0..30 {
-        engine.timer.set(0);
-        if let Started::Deferred { until_ms } = workflow.start(&run(n), &json!({})).await.unwrap() {
-            booked.push((n, until_ms));
-        }
-    }
-    let (early, late) = (booked[0], booked[1]);
-
-    // Back 10 s before its turn: the same turn again, nothing started.
-    engine.timer.set(early.1 - 10_000);
-    let again = workflow.start(&run(early.0), &json!({})).await.unwrap();
-    assert_eq!(again, Started::Deferred { until_ms: early.1 });
-
-    // Back a second after its turn (past the 50 ms allowed): a new turn, after every booked one.
-    engine.timer.set(late.1 + 1_000);
-    let again = workflow.start(&run(late.0), &json!({})).await.unwrap();
-    let last = booked.iter().map(|b| b.1).max().unwrap();
-    assert_eq!(
-        again,
-        Started::Deferred {
-            until_ms: last + 550
-        }
-    );
-    assert_eq!(
-        engine.at.lock().unwrap().len(),
-        10,
-        "no booked upload started"
-    );
+    assert_eq!(later.len(), 10);
 }
 
 #[tokio::test]
@@ -359,16 +279,14 @@ async fn a_one_page_document_s_start_takes_no_job_slot_and_keeps_to_the_synchron
     let mut started = 0;
     for n in 2..40 {
         engine.timer.set(0);
-        let outcome = workflow.start(&run(n), &input_of(n, Some(1))).await;
-        if outcome.unwrap() == Started::New {
+        if workflow.start(&run(n), &input_of(n, Some(1))).await.is_ok() {
             started += 1;
         }
     }
 
     // then the job waits for a slot, the one-page documents start without one, spaced for
     // the synchronous quota (4 a second with 50 ms of lateness and 50 of jitter: every 275 ms,
-    // 19 within the 5 s horizon, the rest booked; 2 a second would be 10), not for the start
-    // quota
+    // 19 within the 5 s horizon; 2 a second would be 10), not for the start quota
     assert_eq!(job.unwrap_err().name(), "Transient.QuotaFull");
     assert_eq!(admission.held(&pool), 1);
     assert_eq!(started, 19);

@@ -1,7 +1,7 @@
 //! ingest's SQS batches over the in-memory ports: each message is ingested on its own, a
 //! transient failure is delivered again after a backoff, a start with no turn at the pacer is
-//! sent again as a new message (one whose turn is booked, due just before it), any other failure is
-//! set aside with its error's name, and only the messages to deliver again are reported.
+//! sent again as a new message, any other failure is set aside with its error's name, and only
+//! the messages to deliver again are reported.
 
 use std::sync::Mutex;
 
@@ -206,49 +206,4 @@ async fn a_start_with_no_turn_is_sent_again_as_a_new_message_that_counts_and_not
     assert!(queue.retried.lock().unwrap().is_empty());
     assert!(queue.set_aside.lock().unwrap().is_empty());
     assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
-}
-
-#[tokio::test]
-async fn a_start_whose_turn_is_booked_is_sent_again_due_just_before_it_and_not_reported() {
-    let w = world();
-    let queue = RecordedQueue::default();
-    let body = upload_event(&w, "inbox/acme/booked.png").to_string();
-    let now_ms = (w.ctx.clock.now().unix_timestamp_nanos() / 1_000_000) as i64;
-    let turn = now_ms + 60_000;
-    w.ports.workflow.defer_starts.lock().unwrap().push(turn);
-    let mut messages = batch(&[("m-b", body.clone(), 1)]);
-    messages["Records"][0]["messageAttributes"] = json!({
-        "DocketRequeues": {"stringValue": "2", "dataType": "Number"}
-    });
-
-    let answer = ingest::handle(&w.ports, &queue, &w.ctx, messages)
-        .await
-        .unwrap();
-
-    assert_eq!(failures(&answer), Vec::<&str>::new(), "{answer}");
-    let requeued = queue.requeued.lock().unwrap().clone();
-    assert_eq!(
-        requeued,
-        vec![(body.clone(), 56, 2)],
-        "due 4 s before, not counted"
-    );
-    assert!(queue.retried.lock().unwrap().is_empty());
-    assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
-
-    // Delivered again: the start is made (the memory engine no longer defers), once.
-    let again = batch(&[("m-b2", body, 1)]);
-    let answer = ingest::handle(&w.ports, &queue, &w.ctx, again)
-        .await
-        .unwrap();
-    assert_eq!(failures(&answer), Vec::<&str>::new(), "{answer}");
-    assert_eq!(w.ports.workflow.executions.lock().unwrap().len(), 1);
-    assert_eq!(queue.requeued.lock().unwrap().len(), 1);
-
-    // Ingested directly, nothing would come back for the turn: the caller is told to ask again.
-    let direct = upload_event(&w, "inbox/acme/booked-direct.png");
-    w.ports.workflow.defer_starts.lock().unwrap().push(turn);
-    let e = ingest::handle(&w.ports, &queue, &w.ctx, direct)
-        .await
-        .unwrap_err();
-    assert_eq!(e.0.name(), "Transient.QuotaFull");
 }
