@@ -13,7 +13,11 @@
 //!   call lands) and, for a multi-page document, when one of `job_slots` job slots is free
 //!   (a leased semaphore, released by the completion callback). Single-page documents use the
 //!   synchronous `DetectDocumentText` (no job, no poll); multi-page ones the asynchronous API,
-//!   completed by the SNS notification.
+//!   completed by the SNS notification. With [`Ingest`], the drainer is the one deployed:
+//!   ingest's event source mapping, at most `batches` invocations of up to `batch_size`
+//!   uploads at once, each invocation held until the latest of its turns (within `horizon`)
+//!   and each upload without a turn sent back to the queue for 5 to 30 s; without it, an
+//!   ideal drainer that never holds anything (what the quotas alone allow).
 //!
 //! AWS's side is modelled apart from the design's: each rate quota is a sliding one-second
 //! window ([`quota::SlidingWindow`]) and the job quota a count of running jobs, so a design
@@ -55,7 +59,39 @@ pub enum Design {
         max_late: f64,
         /// Job slots of the semaphore (at most `Quotas::max_jobs`).
         job_slots: usize,
+        /// The drainer in front of the executions: ingest as deployed, or (`None`) an ideal
+        /// one.
+        ingest: Option<Ingest>,
     },
+}
+
+/// Ingest as deployed (infra/template.yaml `IngestEventSource`, `docket_core::admitted`): its
+/// event source mapping runs at most `batches` invocations at once, each of up to `batch_size`
+/// uploads, all of a batch asking for their execution's turn at once; an upload whose turn is
+/// within `horizon` seconds waits for it in the invocation, the others go back to the queue.
+#[derive(Debug, Clone, Copy)]
+pub struct Ingest {
+    /// The mapping's `MaximumConcurrency`.
+    pub batches: usize,
+    pub batch_size: usize,
+    /// The pacer's horizon (s): `docket_core::admitted::Rules::horizon_ms`.
+    pub horizon: f64,
+    /// How long an invocation's place waits after it ends before the mapping polls again: none
+    /// on AWS; LocalStack's poller waits `LAMBDA_EVENT_SOURCE_MAPPING_POLL_INTERVAL_SEC` (1 s).
+    pub poll_gap: f64,
+}
+
+impl Ingest {
+    /// As deployed on AWS: the mapping's `MaximumConcurrency` and `BatchSize` (the template's,
+    /// a test checks they agree) and Textract's pacer horizon.
+    pub fn deployed() -> Ingest {
+        Ingest {
+            batches: 5,
+            batch_size: 10,
+            horizon: docket_core::admitted::Rules::textract().horizon_ms as f64 / 1000.0,
+            poll_gap: 0.0,
+        }
+    }
 }
 
 /// One document of a workload.
@@ -144,6 +180,10 @@ pub struct Report {
     /// The most documents waiting in the queue, and the most Textract jobs at once.
     pub peak_queue: usize,
     pub peak_jobs: usize,
+    /// With [`Ingest`]: uploads sent back to the queue without a turn, and the most ingest
+    /// invocations at once.
+    pub requeued: usize,
+    pub peak_ingest: usize,
     /// The most calls of each operation within one second (Detect, Start, Get).
     pub peak_detect: usize,
     pub peak_start: usize,
@@ -164,7 +204,8 @@ impl Report {
         println!(
             "sim: {what}: {} documents, {} failed, {} quota errors; OCR of all done at \
              {:.0} s{against_ideal}; latency p50 {:.1} s, p95 {:.1} s, max {:.0} s; peak queue \
-             {}, peak jobs {}; most calls in a second: Detect {}, Start {}, Get {}",
+             {}, peak jobs {}; most calls in a second: Detect {}, Start {}, Get {}; ingest: {} \
+             sent back, {} invocations at most",
             self.documents,
             self.failed,
             self.quota_errors,
@@ -177,6 +218,8 @@ impl Report {
             self.peak_detect,
             self.peak_start,
             self.peak_get,
+            self.requeued,
+            self.peak_ingest,
         );
     }
 }

@@ -68,6 +68,12 @@ impl Pacer {
         slot
     }
 
+    /// The next free slot at or after `now` if it is within `horizon` of `now`, taken; `None`
+    /// takes nothing (ingest's pacer: a caller beyond the horizon comes back later).
+    pub fn turn(&mut self, now: f64, horizon: f64) -> Option<f64> {
+        (self.next.max(now) - now <= horizon).then(|| self.slot(now))
+    }
+
     /// The rate that keeps any one-second window within `quota` calls when each call lands up
     /// to `max_late` after its slot: the calls in a window `(t - 1, t]` had their slots in
     /// `(t - 1 - max_late, t]`, which holds at most `ceil(rate * (1 + max_late))` slots.

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::quota::{Pacer, SlidingWindow};
-use super::{Design, Doc, Quotas, Report, Rng};
+use super::{Design, Doc, Ingest, Quotas, Report, Rng};
 
 /// Textract's synchronous answer for one page, and an asynchronous job's run (s).
 const DETECT_SECONDS: f64 = 1.5;
@@ -21,6 +21,12 @@ const LATE_MEAN: f64 = 0.015;
 const SDK_ATTEMPTS: u32 = 3;
 const TASK_RETRIES: u32 = 5;
 const POLL_SECONDS: f64 = 5.0;
+/// An ingest invocation's own work around its waits (reading the upload, the ledger's writes).
+const INGEST_SECONDS: f64 = 0.2;
+/// An upload sent back without a turn waits half of `min(cap, base × 2^requeues)` plus up to as
+/// much again (`docket_core::redelivery::requeue_delay_seconds`).
+const REQUEUE_BASE_SECONDS: f64 = 10.0;
+const REQUEUE_CAP_SECONDS: f64 = 30.0;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
@@ -40,6 +46,13 @@ enum Event {
     },
     JobDone(usize),
     Done(usize),
+    /// An upload is (again) visible in ingest's queue, sent back `requeues` times so far.
+    Visible {
+        doc: usize,
+        requeues: u32,
+    },
+    /// An ingest invocation ended: the mapping may start another.
+    BatchDone,
 }
 
 struct Timed(f64, u64, Event);
@@ -84,6 +97,13 @@ struct World {
     waiting: VecDeque<usize>,
     queued: usize,
     peak_queue: usize,
+    // Ingest as deployed: the executions' pacers (one page, jobs), the queue's visible
+    // uploads with their requeue counts, the invocations running.
+    executions: [Pacer; 2],
+    visible: VecDeque<(usize, u32)>,
+    invocations: usize,
+    peak_ingest: usize,
+    requeued: usize,
 }
 
 impl World {
@@ -147,6 +167,64 @@ impl World {
         }
     }
 
+    /// Ingest as deployed: while the mapping has room and uploads are visible, an invocation
+    /// takes a batch; each upload asks its execution's pacer for a turn within the horizon
+    /// (and a multi-page one then a job slot), and the invocation lasts until its latest turn.
+    fn drain(&mut self, now: f64, ingest: Ingest) {
+        while self.invocations < ingest.batches && !self.visible.is_empty() {
+            self.invocations += 1;
+            self.peak_ingest = self.peak_ingest.max(self.invocations);
+            let mut ends = now + INGEST_SECONDS;
+            let take = ingest.batch_size.min(self.visible.len());
+            for (doc, requeues) in self.visible.drain(..take).collect::<Vec<_>>() {
+                match self.turn(now, doc, ingest.horizon) {
+                    Some(start) => ends = ends.max(start + INGEST_SECONDS),
+                    None => self.requeue(now, doc, requeues),
+                }
+            }
+            self.at(ends + ingest.poll_gap, Event::BatchDone);
+        }
+    }
+
+    /// An upload's execution start: its turn at its pacer within `horizon`, then (multi-page)
+    /// a job slot; the OCR call follows the start. `None`: sent back (a turn taken for a
+    /// multi-page document that found every job slot held is spent, as in ingest).
+    fn turn(&mut self, now: f64, doc: usize, horizon: f64) -> Option<f64> {
+        let Design::Paced {
+            max_late,
+            job_slots,
+            ..
+        } = self.design
+        else {
+            unreachable!("ingest paces the paced design only");
+        };
+        let one_page = self.docs[doc].pages == 1;
+        let start = self.executions[usize::from(!one_page)].turn(now, horizon)?;
+        if !one_page {
+            if self.slots_held >= job_slots {
+                return None;
+            }
+            self.slots_held += 1;
+        }
+        let op = if one_page { Op::Detect } else { Op::Start };
+        self.paced_call(start + START_SECONDS, doc, op, max_late);
+        Some(start)
+    }
+
+    fn requeue(&mut self, now: f64, doc: usize, requeues: u32) {
+        self.requeued += 1;
+        let step =
+            (REQUEUE_BASE_SECONDS * 2f64.powi(requeues.min(16) as i32)).min(REQUEUE_CAP_SECONDS);
+        let delay = step / 2.0 + self.rng.uniform() * step / 2.0;
+        self.at(
+            now + delay,
+            Event::Visible {
+                doc,
+                requeues: requeues + 1,
+            },
+        );
+    }
+
     fn arrive(&mut self, now: f64, doc: usize) {
         match self.design {
             Design::Naive => {
@@ -161,8 +239,18 @@ impl World {
                 );
             }
             Design::Paced {
+                ingest: Some(ingest),
+                ..
+            } => {
+                self.queued += 1;
+                self.peak_queue = self.peak_queue.max(self.queued);
+                self.visible.push_back((doc, 0));
+                self.drain(now, ingest);
+            }
+            Design::Paced {
                 max_late,
                 job_slots,
+                ingest: None,
             } => {
                 self.queued += 1;
                 self.peak_queue = self.peak_queue.max(self.queued);
@@ -230,6 +318,7 @@ impl World {
         if let Design::Paced {
             max_late,
             job_slots,
+            ..
         } = self.design
         {
             // The completion notification: the slot goes back, the result is fetched.
@@ -242,9 +331,11 @@ impl World {
 
 /// Runs `docs` through `design` against `quotas`; `seed` makes the run repeatable.
 pub fn simulate(docs: &[Doc], design: Design, quotas: Quotas, seed: u64) -> Report {
-    let max_late = match design {
-        Design::Paced { max_late, .. } => max_late,
-        Design::Naive => 0.0,
+    let (max_late, ingest) = match design {
+        Design::Paced {
+            max_late, ingest, ..
+        } => (max_late, ingest),
+        Design::Naive => (0.0, None),
     };
     let rate = |quota| Pacer::new(Pacer::safe_rate(quota, max_late), max_late);
     let mut world = World {
@@ -272,6 +363,11 @@ pub fn simulate(docs: &[Doc], design: Design, quotas: Quotas, seed: u64) -> Repo
         waiting: VecDeque::new(),
         queued: 0,
         peak_queue: 0,
+        executions: [rate(quotas.detect_tps), rate(quotas.start_tps)],
+        visible: VecDeque::new(),
+        invocations: 0,
+        peak_ingest: 0,
+        requeued: 0,
     };
     for (i, doc) in docs.iter().enumerate() {
         world.at(doc.arrives, Event::Arrive(i));
@@ -282,6 +378,16 @@ pub fn simulate(docs: &[Doc], design: Design, quotas: Quotas, seed: u64) -> Repo
             Event::Call { doc, op, attempt } => world.call(now, doc, op, attempt),
             Event::JobDone(doc) => world.job_done(now, doc),
             Event::Done(doc) => world.done_at[doc] = Some(now),
+            Event::Visible { doc, requeues } => {
+                world.visible.push_back((doc, requeues));
+                world.drain(now, ingest.expect("only ingest sends uploads back"));
+            }
+            Event::BatchDone => {
+                world.invocations -= 1;
+                if let Some(ingest) = ingest {
+                    world.drain(now, ingest);
+                }
+            }
         }
     }
     report(&world, docs)
@@ -338,6 +444,8 @@ fn report(world: &World, docs: &[Doc]) -> Report {
         latency_max: pct(1.0),
         peak_queue: world.peak_queue,
         peak_jobs: world.peak_jobs,
+        requeued: world.requeued,
+        peak_ingest: world.peak_ingest,
         peak_detect: world.detect.peak,
         peak_start: world.start.peak,
         peak_get: world.get.peak,

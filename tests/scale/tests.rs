@@ -4,7 +4,25 @@ use super::*;
 const PACED: Design = Design::Paced {
     max_late: 0.05,
     job_slots: 500,
+    ingest: None,
 };
+
+/// The paced design behind ingest as deployed.
+fn as_deployed() -> Design {
+    behind_ingest(Ingest::deployed().batches)
+}
+
+/// The paced design behind ingest with `batches` invocations at most.
+fn behind_ingest(batches: usize) -> Design {
+    Design::Paced {
+        max_late: 0.05,
+        job_slots: 500,
+        ingest: Some(Ingest {
+            batches,
+            ..Ingest::deployed()
+        }),
+    }
+}
 
 #[test]
 fn aws_side_refuses_the_call_past_the_quota_within_a_second() {
@@ -66,6 +84,69 @@ fn a_burst_of_1000_one_page_documents_paced_meets_the_quotas_and_the_target() {
 }
 
 #[test]
+fn ingest_as_deployed_keeps_the_pacer_busy_through_a_burst() {
+    // Five invocations of ten uploads hold at most 50 turns, 2.2 s of turns at AWS's read
+    // quota: within the 5 s horizon, so every upload of a batch gets its turn, and the pacer
+    // is never idle while uploads wait.
+    let ideal = simulate(&burst(1000), PACED, Quotas::AWS_US_EAST_1, 1);
+    let report = simulate(&burst(1000), as_deployed(), Quotas::AWS_US_EAST_1, 1);
+    report.print("burst of 1000, behind ingest as deployed");
+    assert_eq!((report.failed, report.quota_errors), (0, 0), "{report:?}");
+    assert_eq!(report.requeued, 0, "{report:?}");
+    assert_eq!(report.peak_ingest, Ingest::deployed().batches);
+    assert!(
+        report.completed_at <= 1.02 * ideal.completed_at,
+        "{:.1} s behind ingest against {:.1} s for a drainer that holds nothing",
+        report.completed_at,
+        ideal.completed_at
+    );
+    assert!(report.completed_at <= 1.15 * report.ideal, "{report:?}");
+}
+
+#[test]
+fn more_invocations_than_the_horizon_has_turns_for_send_uploads_back_and_lose_turns() {
+    // Twenty invocations of ten want 200 turns at once; the 5 s horizon holds 113 at 22.7 a
+    // second. The rest go back to the queue for 5 to 30 s, and turns that come while they are
+    // away go unused.
+    let deployed = simulate(&burst(1000), as_deployed(), Quotas::AWS_US_EAST_1, 1);
+    let report = simulate(&burst(1000), behind_ingest(20), Quotas::AWS_US_EAST_1, 1);
+    report.print("burst of 1000, behind ingest with 20 invocations");
+    assert_eq!((report.failed, report.quota_errors), (0, 0), "{report:?}");
+    assert!(report.requeued > 100, "{report:?}");
+    assert!(
+        report.completed_at > 1.1 * deployed.completed_at,
+        "{:.1} s with 20 invocations against {:.1} s with 5",
+        report.completed_at,
+        deployed.completed_at
+    );
+}
+
+#[test]
+fn ingest_in_the_simulation_is_ingest_as_the_template_deploys_it() {
+    let template = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../infra/template.yaml"),
+    )
+    .expect("infra/template.yaml");
+    let mapping: Vec<&str> = template
+        .lines()
+        .skip_while(|l| l.trim() != "IngestEventSource:")
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let setting = |key: &str| -> usize {
+        mapping
+            .iter()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap_or_else(|| panic!("IngestEventSource has no {key}"))
+            .trim()
+            .parse()
+            .expect("a number")
+    };
+    let ingest = Ingest::deployed();
+    assert_eq!(setting("MaximumConcurrency:"), ingest.batches);
+    assert_eq!(setting("BatchSize:"), ingest.batch_size);
+}
+
+#[test]
 fn the_same_burst_without_backpressure_loses_documents_to_throttling() {
     let report = simulate(&burst(1000), Design::Naive, Quotas::AWS_US_EAST_1, 1);
     report.print("burst of 1000, naive");
@@ -84,6 +165,7 @@ fn multi_page_documents_never_run_more_jobs_than_the_semaphore_allows() {
     let design = Design::Paced {
         max_late: 0.05,
         job_slots: 40,
+        ingest: None,
     };
     let report = simulate(&docs, design, Quotas::AWS_US_EAST_1, 3);
     assert_eq!((report.failed, report.quota_errors), (0, 0), "{report:?}");
@@ -93,11 +175,17 @@ fn multi_page_documents_never_run_more_jobs_than_the_semaphore_allows() {
 
 #[test]
 fn a_day_of_a_million_documents_paced_loses_none_and_exceeds_no_quota() {
-    let report = simulate(&day(1_000_000, 11), PACED, Quotas::AWS_US_EAST_1, 11);
-    report.print("a day of 1,000,000, paced");
+    let report = simulate(
+        &day(1_000_000, 11),
+        as_deployed(),
+        Quotas::AWS_US_EAST_1,
+        11,
+    );
+    report.print("a day of 1,000,000, paced behind ingest as deployed");
     assert_eq!(report.documents, 1_000_000);
     assert_eq!((report.failed, report.quota_errors), (0, 0));
     assert!(report.peak_detect <= 25 && report.peak_start <= 15 && report.peak_get <= 25);
+    assert_eq!(report.peak_ingest, Ingest::deployed().batches);
     // Every document's OCR ends the same day (the busy hours' backlog drains in the evening).
     assert!(report.completed_at < 24.0 * 3600.0, "{report:?}");
 }
