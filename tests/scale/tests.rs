@@ -122,6 +122,37 @@ fn more_invocations_than_the_horizon_has_turns_for_send_uploads_back_and_lose_tu
 }
 
 #[test]
+fn the_local_bench_setting_loses_little_to_the_design_itself() {
+    // `make bench-scale` on one-page documents: one read a second (slots 1.1 s apart for 50 ms
+    // of lateness and 50 of jitter), LocalStack's one poller per mapping, which waits a second
+    // after each batch. What the design loses there by itself: the pacer's room, and the turns
+    // that pass while the poller waits; not this machine's slow invocations and late reads.
+    let local = Quotas {
+        detect_tps: 1,
+        start_tps: 1,
+        get_tps: 1,
+        max_jobs: 5,
+    };
+    let design = Design::Paced {
+        max_late: 0.1,
+        job_slots: 5,
+        ingest: Some(Ingest {
+            batches: 1,
+            poll_gap: 1.0,
+            ..Ingest::deployed()
+        }),
+    };
+    let report = simulate(&burst(300), design, local, 1);
+    report.print("burst of 300 at one read a second, LocalStack's poller");
+    assert_eq!((report.failed, report.quota_errors), (0, 0), "{report:?}");
+    assert!(
+        report.requeued > 0,
+        "the horizon holds five turns: {report:?}"
+    );
+    assert!(report.completed_at <= 1.15 * report.ideal, "{report:?}");
+}
+
+#[test]
 fn ingest_in_the_simulation_is_ingest_as_the_template_deploys_it() {
     let template = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../infra/template.yaml"),
