@@ -5,6 +5,20 @@ use super::*;
 use crate::ports::SagaJournal;
 use crate::saga::{Effect, EventId, EventKind, Evidence};
 
+/// Ingest answered that the run's execution already exists (it started none).
+fn assert_found_existing(outcome: &IngestOutcome) {
+    assert!(
+        matches!(
+            outcome,
+            IngestOutcome::Started {
+                execution: Started::AlreadyExists,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
 #[tokio::test]
 async fn an_approved_invoice_ends_as_the_documents_current_result_with_a_verified_trail() {
     let w = world();
@@ -83,16 +97,7 @@ async fn the_same_event_three_times_makes_one_run_one_execution_and_one_audit_en
         }
     ));
     for again in [second, third] {
-        assert!(
-            matches!(
-                again,
-                IngestOutcome::Started {
-                    execution: Started::AlreadyExists,
-                    ..
-                }
-            ),
-            "{again:?}"
-        );
+        assert_found_existing(&again);
     }
     assert_eq!(w.ports.workflow.executions.lock().unwrap().len(), 1);
     assert_eq!(w.ports.store.runs().len(), 1);
@@ -112,31 +117,13 @@ async fn a_delivery_again_after_the_run_moved_on_or_ended_does_not_start_its_exe
     assert_eq!(starts(), 1);
 
     let again = w.ingest(&event).await;
-    assert!(
-        matches!(
-            again,
-            IngestOutcome::Started {
-                execution: Started::AlreadyExists,
-                ..
-            }
-        ),
-        "{again:?}"
-    );
+    assert_found_existing(&again);
     assert_eq!(starts(), 1, "the running execution was started again");
     // Once it has ended, a delivery again does not ask either (a paced start would spend a turn).
     let name = input.run_id.to_string();
     w.ports.workflow.ended.lock().unwrap().insert(name);
     let again = w.ingest(&event).await;
-    assert!(
-        matches!(
-            again,
-            IngestOutcome::Started {
-                execution: Started::AlreadyExists,
-                ..
-            }
-        ),
-        "{again:?}"
-    );
+    assert_found_existing(&again);
     assert_eq!(starts(), 1, "the ended execution was started again");
 }
 
