@@ -190,6 +190,7 @@ fn run_record() -> RunRecord {
         created_at: "2026-01-01T00:00:00Z".into(),
         outputs: BTreeMap::new(),
         error: None,
+        pages: Some(2),
     }
 }
 
@@ -228,6 +229,11 @@ async fn lose_response_on_transact_write_items_commits_and_the_retry_is_refused(
     // The effect landed although the caller got an error.
     let stored = store.run(&run.run_id).await.unwrap().expect("committed");
     assert_eq!(stored.status, RunStatus::Started);
+    assert_eq!(
+        stored.pages,
+        Some(2),
+        "the page count a reprocess passes on"
+    );
     // DynamoStore::commit classifies with `classify`, so today the lost ack is only transient:
     // see lose_response_on_commit_is_outcome_unknown below.
     assert!(

@@ -409,6 +409,7 @@ pub(crate) async fn prepared_run_under(
         created_at: "2026-11-30T10:00:00Z".into(),
         outputs: BTreeMap::new(),
         error: None,
+        pages: None,
     };
     store
         .commit(vec![Change::CreateRun(record)])

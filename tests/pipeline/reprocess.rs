@@ -311,6 +311,7 @@ async fn a_reprocess_succeeds_within_its_tolerated_failures_fails_past_them_and_
         source_order: s(run, "sourceOrder"),
         generation,
         ocr: None,
+        pages: None,
     };
     let operator = Session { env: Vec::new() };
     let derived = stack.out("DerivedBucket").to_string();

@@ -29,6 +29,19 @@ fn generation_from(item: &Item) -> Result<u32, Error> {
     }
 }
 
+/// A run's page count, when ingest read it; `None` for a run stored before it was recorded.
+fn pages_from(item: &Item) -> Result<Option<u32>, Error> {
+    item.get("pages")
+        .map(|value| {
+            value
+                .as_n()
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| Error::Internal(format!("run pages {value:?} is not a number")))
+        })
+        .transpose()
+}
+
 /// The attribute of a run (and of a ledger record) that is present only while it is a case for
 /// an operator: its status. The sparse indexes [`BY_CASE`] hold only those items.
 pub const CASE: &str = "case";
@@ -58,6 +71,9 @@ pub(super) fn run_item(run: &RunRecord) -> Item {
     ]);
     if let Some(e) = &run.error {
         item.insert("error".into(), s(e));
+    }
+    if let Some(pages) = run.pages {
+        item.insert("pages".into(), AttributeValue::N(pages.to_string()));
     }
     if run.status.is_case() {
         item.insert(CASE.into(), s(run.status.as_str()));
@@ -94,6 +110,7 @@ pub(super) fn run_from(item: &Item) -> Result<RunRecord, Error> {
         created_at: req_str(item, "createdAt")?.to_string(),
         outputs,
         error: opt_str(item, "error").map(str::to_string),
+        pages: pages_from(item)?,
     })
 }
 

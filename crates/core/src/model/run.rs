@@ -33,7 +33,8 @@ pub struct RunInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuse_ocr: Option<ObjectRef>,
     /// The raw document's page count, when ingest could read it from the bytes
-    /// ([`crate::pages`]); `None` otherwise (a reprocess does not read the bytes). A one-page
+    /// ([`crate::pages`]); a reprocess passes on the count its run recorded
+    /// ([`crate::ports::RunRecord::pages`]); `None` otherwise. A one-page
     /// document is read by the provider's synchronous API ([`RunInput::one_page`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u32>,

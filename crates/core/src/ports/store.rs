@@ -117,6 +117,11 @@ pub struct RunRecord {
     /// The error name when it ended failed/invalid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The raw document's page count, when ingest read it from the bytes
+    /// ([`crate::model::run::RunInput::pages`]): a reprocess of the run passes it on, so that a
+    /// one-page document is read synchronously again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
 }
 
 /// The document's current accepted result.

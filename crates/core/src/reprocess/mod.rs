@@ -100,6 +100,10 @@ pub struct Item {
     /// instead of asking the provider again; `None` with `--reocr` or when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocr: Option<ObjectRef>,
+    /// The source version's page count, as `from_run_id` recorded it: a one-page document's
+    /// new run is read synchronously, `--reocr` or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
 }
 
 impl Item {
@@ -128,7 +132,7 @@ impl Item {
             source_order: generation_order(&self.source_order, self.generation),
             config_fingerprint: config_fingerprint.to_string(),
             reuse_ocr: self.ocr.clone(),
-            pages: None,
+            pages: self.pages,
         }
     }
 }
@@ -187,6 +191,7 @@ pub fn plan<'r>(
                 source_order: base_order(&run.source_order).to_string(),
                 generation,
                 ocr: (!request.reocr).then(|| ocr_of(run)),
+                pages: run.pages,
             })
         })
         .collect();

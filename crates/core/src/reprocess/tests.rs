@@ -43,6 +43,7 @@ fn run(name: &str, version: &str, config: &str, generation: u32, created: &str) 
         created_at: created.into(),
         outputs: BTreeMap::new(),
         error: None,
+        pages: None,
     }
 }
 
@@ -103,6 +104,40 @@ fn each_document_runs_its_current_version_again_as_the_next_generation() {
         .iter()
         .all(|i| i.run_input("cfg-new").reuse_ocr.is_none()));
     assert_ne!(reocr.id(), request().id());
+}
+
+#[test]
+fn a_one_page_documents_new_run_is_read_synchronously_with_or_without_reocr() {
+    let one_page = RunRecord {
+        pages: Some(1),
+        ..run("one.png", "v1", "c", 0, "2026-06-01T00:00:00Z")
+    };
+    let unknown = run("scan.pdf", "v1", "c", 0, "2026-06-01T00:00:00Z");
+    let docs = vec![
+        (one_page.clone(), vec![one_page.clone()]),
+        (unknown.clone(), vec![unknown.clone()]),
+    ];
+    for request in [
+        request(),
+        Request {
+            reocr: true,
+            ..request()
+        },
+    ] {
+        let items = planned(&request, &docs);
+        let inputs: Vec<_> = items.iter().map(|i| i.run_input("cfg-new")).collect();
+        let by_document = |run: &RunRecord| {
+            inputs
+                .iter()
+                .find(|i| i.document_id == run.document_id)
+                .unwrap_or_else(|| panic!("{inputs:?}"))
+        };
+        assert!(by_document(&one_page).one_page(), "{inputs:?}");
+        assert!(!by_document(&unknown).one_page(), "{inputs:?}");
+        // The manifest line carries the count to the Map's runs.
+        let line = to_jsonl(&items);
+        assert!(line.contains("\"pages\":1"), "{line}");
+    }
 }
 
 #[test]

@@ -196,6 +196,7 @@ pub(super) async fn begin_run(
         created_at: ctx.clock.now_rfc3339(),
         outputs: BTreeMap::new(),
         error: None,
+        pages: input.pages,
     };
     // Refused(0): the run record exists, so an earlier delivery got here first. Starting the
     // execution again is harmless (its name is the run id), but when it exists (running or

@@ -47,6 +47,8 @@ async fn a_one_page_document_is_read_at_once_and_its_task_s_wait_ends_without_a_
         .one_page_ready(ocr_of(&invoice_lines("10.00"), 0.97))
         .await;
     assert_eq!(input.pages, Some(1));
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(run.pages, Some(1), "the run records it for a reprocess");
 
     // when its OCR Task runs
     let ended = wait::start_and_wait(&w.ports, &w.ctx, &input, &token("tok-1")).await;
