@@ -268,13 +268,15 @@ async fn main() {
         bulk_entered as f64 / items.max(1) as f64
     );
 
-    // Text detections the functions asked for, from LocalStack's request log: the first runs'
-    // (one per document) against the reprocess's.
+    // Text detections the functions asked for (a job's start, or a one-page read), from
+    // LocalStack's request log: the first runs' (one per document) against the reprocess's.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let detections = |from: usize, to: usize| {
         requests_between(&log, from, to)
             .iter()
-            .filter(|r| *r == "textract.StartDocumentTextDetection")
+            .filter(|r| {
+                *r == "textract.StartDocumentTextDetection" || *r == "textract.DetectDocumentText"
+            })
             .count()
     };
     println!(
