@@ -4,6 +4,8 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
+use docket_core::redelivery::requeue_delay_seconds;
+
 use super::quota::{Pacer, SlidingWindow};
 use super::{Design, Doc, Ingest, Quotas, Report, Rng};
 
@@ -23,10 +25,6 @@ const TASK_RETRIES: u32 = 5;
 const POLL_SECONDS: f64 = 5.0;
 /// An ingest invocation's own work around its waits (reading the upload, the ledger's writes).
 const INGEST_SECONDS: f64 = 0.2;
-/// An upload sent back without a turn waits half of `min(cap, base × 2^requeues)` plus up to as
-/// much again (`docket_core::redelivery::requeue_delay_seconds`).
-const REQUEUE_BASE_SECONDS: f64 = 10.0;
-const REQUEUE_CAP_SECONDS: f64 = 30.0;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
@@ -211,11 +209,11 @@ impl World {
         Some(start)
     }
 
+    /// `doc` sent back to the queue, for as long as ingest sends it back.
     fn requeue(&mut self, now: f64, doc: usize, requeues: u32) {
         self.requeued += 1;
-        let step =
-            (REQUEUE_BASE_SECONDS * 2f64.powi(requeues.min(16) as i32)).min(REQUEUE_CAP_SECONDS);
-        let delay = step / 2.0 + self.rng.uniform() * step / 2.0;
+        let message_id = format!("upload-{doc}");
+        let delay = f64::from(requeue_delay_seconds(&message_id, requeues));
         self.at(
             now + delay,
             Event::Visible {
