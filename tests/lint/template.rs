@@ -370,3 +370,25 @@ fn every_task_outlasts_the_function_it_invokes_so_a_slow_attempt_is_retried() {
         vec!["CheckRuns: task 60 s, function 120 s"]
     );
 }
+
+/// The `key: value` number among `lines`.
+fn number(lines: &[&str], key: &str) -> usize {
+    lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(key)?.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("no {key}"))
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{key}: {e}"))
+}
+
+#[test]
+fn the_scale_simulation_models_ingest_as_the_template_deploys_it() {
+    let text = template();
+    let lines: Vec<&str> = text.lines().collect();
+    let (at, _) = block(&lines, 0, "IngestEventSource");
+    let (_, properties) = block(&lines, at, "Properties");
+    let ingest = docket_e2e::scale::Ingest::deployed();
+    assert_eq!(number(&properties, "MaximumConcurrency"), ingest.batches);
+    assert_eq!(number(&properties, "BatchSize"), ingest.batch_size);
+}

@@ -83,7 +83,7 @@ pub struct Ingest {
 
 impl Ingest {
     /// As deployed on AWS: the mapping's `MaximumConcurrency` and `BatchSize` (the template's,
-    /// a test checks they agree) and Textract's pacer horizon.
+    /// `tests/lint/template.rs` checks they agree) and Textract's pacer horizon.
     pub fn deployed() -> Ingest {
         Ingest {
             batches: 5,

@@ -153,31 +153,6 @@ fn the_local_bench_setting_loses_little_to_the_design_itself() {
 }
 
 #[test]
-fn ingest_in_the_simulation_is_ingest_as_the_template_deploys_it() {
-    let template = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../infra/template.yaml"),
-    )
-    .expect("infra/template.yaml");
-    let mapping: Vec<&str> = template
-        .lines()
-        .skip_while(|l| l.trim() != "IngestEventSource:")
-        .take_while(|l| !l.trim().is_empty())
-        .collect();
-    let setting = |key: &str| -> usize {
-        mapping
-            .iter()
-            .find_map(|l| l.trim().strip_prefix(key))
-            .unwrap_or_else(|| panic!("IngestEventSource has no {key}"))
-            .trim()
-            .parse()
-            .expect("a number")
-    };
-    let ingest = Ingest::deployed();
-    assert_eq!(setting("MaximumConcurrency:"), ingest.batches);
-    assert_eq!(setting("BatchSize:"), ingest.batch_size);
-}
-
-#[test]
 fn the_same_burst_without_backpressure_loses_documents_to_throttling() {
     let report = simulate(&burst(1000), Design::Naive, Quotas::AWS_US_EAST_1, 1);
     report.print("burst of 1000, naive");
