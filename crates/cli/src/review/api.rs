@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
-use aws_credential_types::provider::ProvideCredentials;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
 use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{sign, SignableBody, SignableRequest, SigningSettings};
 use aws_sigv4::sign::v4;
@@ -14,6 +14,7 @@ use docket_core::review::ReviewTask;
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::Mutex;
 
 use super::refusal::Refusal;
 
@@ -159,9 +160,15 @@ fn gateway_addr(host: &str, port: u16) -> anyhow::Result<SocketAddr> {
 pub(crate) struct Api {
     pub(crate) base: Url,
     http: reqwest::Client,
-    credentials: Credentials,
+    provider: SharedCredentialsProvider,
+    /// The credentials last resolved; resolved again when they are near their expiry (a
+    /// long-running `review serve` outlives an assumed role's session).
+    credentials: Mutex<Credentials>,
     region: String,
 }
+
+/// How long before their expiry credentials are resolved again.
+const REFRESH_BEFORE_EXPIRY: Duration = Duration::from_secs(300);
 
 impl Api {
     pub(crate) async fn connect(url: &str) -> anyhow::Result<Api> {
@@ -176,19 +183,30 @@ impl Api {
             http = http.resolve(&host, gateway_addr(&gateway, port)?);
         }
         let sdk = docket_aws::load_config().await;
-        let credentials = sdk
+        let provider = sdk
             .credentials_provider()
-            .context("no AWS credentials provider configured")?
-            .provide_credentials()
-            .await
-            .context("no AWS credentials to sign the review API request with")?;
+            .context("no AWS credentials provider configured")?;
+        let credentials = resolve(&provider).await?;
         let region = signing_region(&base, sdk.region().map(|r| r.as_ref()))?;
         Ok(Api {
             base,
             http: http.build().context("building the HTTP client")?,
-            credentials,
+            provider,
+            credentials: Mutex::new(credentials),
             region,
         })
+    }
+
+    /// The credentials to sign with now: the last ones, or fresh ones when those expire soon.
+    async fn credentials(&self) -> anyhow::Result<Credentials> {
+        let mut held = self.credentials.lock().await;
+        let expiring = held
+            .expiry()
+            .is_some_and(|at| at <= SystemTime::now() + REFRESH_BEFORE_EXPIRY);
+        if expiring {
+            *held = resolve(&self.provider).await?;
+        }
+        Ok(held.clone())
     }
 
     /// Sends a signed request: the JSON answer of a 2xx, or the API's refusal.
@@ -202,11 +220,29 @@ impl Api {
             .map(serde_json::to_vec)
             .transpose()?
             .unwrap_or_default();
+        let what = format!("{method} {}", url.path());
+        let (status, body) = self.send(method, url, bytes).await?;
+        if !(200..300).contains(&status) {
+            return Ok(Err(Refusal::parse(status, &body)));
+        }
+        let answer = serde_json::from_slice(&body)
+            .with_context(|| format!("review API {what}: the answer is not JSON"))?;
+        Ok(Ok(answer))
+    }
+
+    /// Sends a signed request with a JSON `body` (empty: none): the answer's status and body,
+    /// whatever they are.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        url: Url,
+        body: Vec<u8>,
+    ) -> anyhow::Result<(u16, Vec<u8>)> {
         let headers = signed_headers(
             method,
             &url,
-            &bytes,
-            &self.credentials,
+            &body,
+            &self.credentials().await?,
             &self.region,
             SERVICE,
             SystemTime::now(),
@@ -215,8 +251,8 @@ impl Api {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        if !bytes.is_empty() {
-            request = request.body(bytes);
+        if !body.is_empty() {
+            request = request.body(body);
         }
         let what = format!("{method} {}", url.path());
         let response = request
@@ -228,13 +264,54 @@ impl Api {
             .bytes()
             .await
             .with_context(|| format!("review API {what}: reading the answer"))?;
-        if !(200..300).contains(&status) {
-            return Ok(Err(Refusal::parse(status, &body)));
-        }
-        let answer = serde_json::from_slice(&body)
-            .with_context(|| format!("review API {what}: the answer is not JSON"))?;
-        Ok(Ok(answer))
+        Ok((status, body.to_vec()))
     }
+
+    /// Reads the object a presigned URL the API handed out points at: its content type and
+    /// bytes. The URL carries its own signature, so nothing is signed here; a LocalStack host
+    /// connects to the gateway as the API's own URL does.
+    pub(crate) async fn fetch_presigned(&self, url: &str) -> anyhow::Result<(String, Vec<u8>)> {
+        let url = Url::parse(url).context("the document URL is not a URL")?;
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(120));
+        let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
+        if let Some((host, gateway, port)) = localstack_gateway(&url, endpoint.as_deref())? {
+            http = http.resolve(&host, gateway_addr(&gateway, port)?);
+        }
+        // Never put the URL itself in an error: it is a bearer credential until it expires.
+        let response = http
+            .build()
+            .context("building the HTTP client")?
+            .get(url)
+            .send()
+            .await
+            .context("reading the document: no answer from storage")?;
+        let status = response.status();
+        anyhow::ensure!(
+            status.is_success(),
+            "reading the document: storage answered {status}"
+        );
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("application/octet-stream")
+            .to_string();
+        let bytes = response
+            .bytes()
+            .await
+            .context("reading the document's bytes")?;
+        Ok((content_type, bytes.to_vec()))
+    }
+}
+
+/// Credentials from `provider`, or why there are none.
+async fn resolve(provider: &SharedCredentialsProvider) -> anyhow::Result<Credentials> {
+    provider
+        .provide_credentials()
+        .await
+        .context("no AWS credentials to sign the review API request with")
 }
 
 /// One page of a list answer: its tasks, and the token of the next page when more follow.

@@ -13,6 +13,7 @@ pub(crate) mod api;
 mod fixtures;
 pub(crate) mod refusal;
 mod render;
+mod serve;
 
 use std::collections::BTreeMap;
 
@@ -66,9 +67,24 @@ pub enum Command {
         #[arg(long)]
         reason: String,
     },
+    /// Serve the review page on this machine: your tasks, each document beside its fields,
+    /// corrections in place. Every call it makes to the review API is signed with your
+    /// credentials, as the other review commands are. Runs until stopped (Ctrl-C).
+    Serve {
+        /// The port on 127.0.0.1 (0: any free port; the address is printed).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Open the page in the desktop's browser.
+        #[arg(long)]
+        open: bool,
+    },
 }
 
 pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Result<()> {
+    if let Command::Serve { port, open } = command {
+        let api = Api::connect(stack.out("ReviewApiUrl")?).await?;
+        return serve::run(api, port, open, output).await;
+    }
     // Arguments are checked before any credentials are looked up or a request is sent.
     let request = request_for(&command)?;
     let api = Api::connect(stack.out("ReviewApiUrl")?).await?;
@@ -102,6 +118,7 @@ pub async fn run(stack: &Stack, command: Command, output: Output) -> anyhow::Res
                 render::decided_text(&task)
             });
         }
+        Command::Serve { .. } => unreachable!("served above"),
     }
     Ok(())
 }
@@ -172,6 +189,7 @@ fn request_for(command: &Command) -> anyhow::Result<ApiRequest> {
             ensure!(!reason.trim().is_empty(), "a rejection needs a --reason");
             decision(task, json!({ "verdict": "reject", "reason": reason }))
         }
+        Command::Serve { .. } => unreachable!("review serve sends no single request"),
     })
 }
 
