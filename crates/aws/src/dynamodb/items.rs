@@ -19,25 +19,23 @@ fn status_from(s: &str) -> Result<RunStatus, Error> {
 
 /// A run's generation; a run stored before generations were recorded is generation 0.
 fn generation_from(item: &Item) -> Result<u32, Error> {
-    match item.get("generation") {
-        None => Ok(0),
-        Some(value) => value
-            .as_n()
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| Error::Internal(format!("run generation {value:?} is not a number"))),
-    }
+    Ok(run_number(item, "generation")?.unwrap_or(0))
 }
 
 /// A run's page count, when ingest read it; `None` for a run stored before it was recorded.
 fn pages_from(item: &Item) -> Result<Option<u32>, Error> {
-    item.get("pages")
+    run_number(item, "pages")
+}
+
+/// The run's number attribute `name`, if present; one that is not a `u32` is an internal error.
+fn run_number(item: &Item, name: &str) -> Result<Option<u32>, Error> {
+    item.get(name)
         .map(|value| {
             value
                 .as_n()
                 .ok()
                 .and_then(|n| n.parse().ok())
-                .ok_or_else(|| Error::Internal(format!("run pages {value:?} is not a number")))
+                .ok_or_else(|| Error::Internal(format!("run {name} {value:?} is not a number")))
         })
         .transpose()
 }
@@ -157,4 +155,34 @@ pub(super) fn checkpoint_from(item: &Item) -> Result<Checkpoint, Error> {
         seq,
         hash: req_str(item, "hash")?.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_number_attribute_is_absent_a_u32_or_an_internal_error() {
+        let item = |v: Option<AttributeValue>| -> Item {
+            v.map(|v| HashMap::from([("pages".to_string(), v)]))
+                .unwrap_or_default()
+        };
+        assert_eq!(pages_from(&item(None)).unwrap(), None);
+        assert_eq!(
+            pages_from(&item(Some(AttributeValue::N("3".into())))).unwrap(),
+            Some(3)
+        );
+        for bad in [
+            AttributeValue::N("-1".into()),
+            AttributeValue::S("3".into()),
+        ] {
+            let e = pages_from(&item(Some(bad))).unwrap_err();
+            assert!(
+                matches!(e, Error::Internal(ref m) if m.contains("run pages")),
+                "{e}"
+            );
+        }
+        // A run stored before generations were recorded is generation 0.
+        assert_eq!(generation_from(&item(None)).unwrap(), 0);
+    }
 }
