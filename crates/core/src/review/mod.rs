@@ -45,6 +45,7 @@
 //! [`ReviewStore::token`]: crate::ports::ReviewStore::token
 //! [`ReviewStore::mark_delivered`]: crate::ports::ReviewStore::mark_delivered
 
+pub mod evidence;
 pub mod identity;
 
 mod corrections;
@@ -55,6 +56,7 @@ mod task;
 
 pub use corrections::{apply_corrections, diff};
 pub use decision::{FieldChange, FieldValue, ReviewDecision, Reviewer, Verdict, MAX_TEXT_CHARS};
+pub use evidence::{outlines, Evidence};
 pub use ids::{task_id_for, TaskId};
 pub use rules::{apply_decision, authorize, decide, deliver, expire, not_found, reopen};
 pub use task::{
