@@ -1,7 +1,9 @@
 //! [`BlobStore`] on S3.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
+use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::MetadataDirective;
 use aws_sdk_s3::Client;
@@ -142,11 +144,83 @@ impl BlobStore for S3Blobs {
             .map_err(|e| classify_effect("s3 CopyObject", e))?;
         Ok(())
     }
+
+    /// Signed locally with the client's credentials (nothing is sent). The URL's host is the
+    /// client's endpoint: on AWS the bucket's virtual host; with a custom endpoint (LocalStack)
+    /// that endpoint, path-style, as the function's `AWS_ENDPOINT_URL` names it.
+    async fn presign_get(&self, obj: &ObjectRef, ttl: Duration) -> Result<String, Error> {
+        let config = PresigningConfig::expires_in(ttl)
+            .map_err(|e| Error::BadInput(format!("presigned URL lifetime: {e}")))?;
+        let request = self
+            .client
+            .get_object()
+            .bucket(&obj.bucket)
+            .key(&obj.key)
+            .set_version_id(obj.version_id.clone())
+            .presigned(config)
+            .await
+            .map_err(|e| classify("s3 GetObject presign", e))?;
+        Ok(request.uri().to_string())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// S3 blobs at an endpoint nothing listens on, with fixed credentials.
+    fn offline() -> S3Blobs {
+        let conf = aws_sdk_s3::config::Builder::new()
+            .behavior_version_latest()
+            .region(aws_sdk_s3::config::Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_s3::config::Credentials::for_tests())
+            .endpoint_url("http://127.0.0.1:9")
+            .force_path_style(true)
+            .build();
+        S3Blobs {
+            client: Client::from_conf(conf),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_presigned_get_names_the_version_and_lifetime_and_is_made_without_a_request() {
+        let obj = ObjectRef {
+            bucket: "raw".into(),
+            key: "inbox/acme/a b.pdf".into(),
+            version_id: Some("3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrH".into()),
+        };
+
+        let url = offline()
+            .presign_get(&obj, Duration::from_secs(300))
+            .await
+            .unwrap();
+
+        assert!(
+            url.starts_with("http://127.0.0.1:9/raw/inbox/acme/a%20b.pdf?"),
+            "{url}"
+        );
+        assert!(
+            url.contains("versionId=3HL4kqtJlcpXroDTDmJ%2BrmSpXd3dIbrH"),
+            "{url}"
+        );
+        assert!(url.contains("X-Amz-Expires=300"), "{url}");
+        assert!(url.contains("X-Amz-Signature="), "{url}");
+    }
+
+    #[tokio::test]
+    async fn a_lifetime_past_a_week_is_refused() {
+        let obj = ObjectRef {
+            bucket: "raw".into(),
+            key: "k".into(),
+            version_id: None,
+        };
+
+        let refused = offline()
+            .presign_get(&obj, Duration::from_secs(8 * 24 * 3600))
+            .await;
+
+        assert!(matches!(refused, Err(Error::BadInput(_))), "{refused:?}");
+    }
 
     #[test]
     fn copy_source_encodes_spaces_plus_and_unicode_but_keeps_slashes() {

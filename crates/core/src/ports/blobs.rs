@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::time::Duration;
 
 use crate::model::run::ObjectRef;
 use crate::Error;
@@ -38,4 +39,13 @@ pub trait BlobStore: Send + Sync {
         to: &ObjectRef,
         metadata: &BTreeMap<String, String>,
     ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// A URL that GETs exactly this object (its version, when `obj` names one) for `ttl`, with
+    /// no other credential: whoever holds it may read the object until it expires, so it is
+    /// never logged. It is only as good as the signer's own right to read the object; it is made
+    /// without a request (a missing object answers 404 when the URL is fetched).
+    fn presign_get(
+        &self,
+        obj: &ObjectRef,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<String, Error>> + Send;
 }
