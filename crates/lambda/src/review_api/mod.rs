@@ -1,7 +1,10 @@
 //! The review-api function: the API people call, behind its function URL (`AuthType:
-//! AWS_IAM`). Reviewers: `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}/decision`
-//! (`tasks.rs`). Operators: `POST /operations/{id}/resolution` (`operations.rs`, `docket ops
-//! resolve`).
+//! AWS_IAM`). Reviewers (`tasks.rs`): `GET /me` (who the API takes the caller for), `GET
+//! /tasks`, `GET /tasks/{id}`, `GET /tasks/{id}/document` (a presigned URL of the raw document,
+//! 5 minutes), `GET /tasks/{id}/evidence` (the pages and each field's box on them), `POST
+//! /tasks/{id}/check` (would these corrections be accepted; decides nothing), `POST
+//! /tasks/{id}/decision`. Operators: `POST /operations/{id}/resolution` and `POST /reprocesses`
+//! (`operations.rs`, `docket ops resolve`).
 //!
 //! It serves function URL requests only: anything else (the state machine's `open` /
 //! `escalate`, a hand-made event) is refused as `Fatal.BadInput` before any port is touched.
@@ -148,8 +151,12 @@ async fn serve(ports: &impl Ports, ctx: &Context, callers: &Callers, payload: Va
         Err(e) => return forbidden(&e.to_string()),
     };
     match (method.as_str(), segments.as_slice()) {
+        ("GET", ["me"]) => tasks::me(&reviewer),
         ("GET", ["tasks"]) => tasks::list(ports, &reviewer, &request.query_string_parameters).await,
         ("GET", ["tasks", id]) => tasks::show(ports, &reviewer, id).await,
+        ("GET", ["tasks", id, "document"]) => tasks::document(ports, &reviewer, id).await,
+        ("GET", ["tasks", id, "evidence"]) => tasks::evidence(ports, &reviewer, id).await,
+        ("POST", ["tasks", id, "check"]) => tasks::check(ports, ctx, &reviewer, id, &request).await,
         ("POST", ["tasks", id, "decision"]) => {
             tasks::decide(ports, ctx, &reviewer, id, &request).await
         }

@@ -1,11 +1,15 @@
-//! The three endpoints. Another tenant's task answers the same not-found as a missing one.
+//! The reviewers' endpoints: the task list, a task, its document (a presigned URL), where its
+//! fields were read (evidence), a check of corrections, the decision, and who the caller is.
+//! Another tenant's task answers the same not-found as a missing one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 use aws_lambda_events::lambda_function_urls::LambdaFunctionUrlRequest;
 use docket_core::error::ErrorKind;
 use docket_core::model::step::Step;
-use docket_core::ports::{HasCallback, HasReviews, HasStore, ReviewStore};
+use docket_core::ocr::OcrDocument;
+use docket_core::ports::{BlobStore, HasBlobs, HasCallback, HasReviews, HasStore, ReviewStore};
 use docket_core::review::{self, ReviewStatus, ReviewTask, Reviewer, TaskId};
 use docket_core::steps::review as step;
 use docket_core::steps::Context;
@@ -18,6 +22,19 @@ use crate::{span, traced, Failure};
 
 /// The most tasks one `GET /tasks` answers, and how many without `limit`.
 pub const MAX_PAGE: usize = 100;
+
+/// How long a document URL of `GET /tasks/{id}/document` can be fetched: long enough for a
+/// page to load a 20 MB document, short enough that a URL copied out of the page soon stops
+/// working.
+pub const DOCUMENT_URL_TTL: Duration = Duration::from_secs(300);
+
+/// `GET /me`: who the API takes the signed caller for.
+pub(super) fn me(reviewer: &Reviewer) -> Value {
+    respond(
+        200,
+        json!({"reviewer": reviewer.id, "tenant": reviewer.tenant}),
+    )
+}
 
 /// `GET /tasks[?status=…][&limit=n][&nextToken=…]`: the reviewer's tenant's tasks, oldest first,
 /// a page at a time. `nextToken` (in the answer when more follow) is the last task id of the
@@ -186,6 +203,109 @@ pub(super) async fn decide(
     }
 }
 
+/// `GET /tasks/{id}/document`: a presigned URL of the task's raw document version, valid
+/// [`DOCUMENT_URL_TTL`]; the page fetches the document itself (up to 20 MB, more than a function
+/// URL answer may carry). The URL is a bearer credential: it is answered, never logged.
+pub(super) async fn document(
+    ports: &(impl HasReviews + HasBlobs),
+    reviewer: &Reviewer,
+    id: &str,
+) -> Value {
+    let task = match owned(ports, reviewer, id).await {
+        Ok(t) => t,
+        Err(e) => return failed(&e, None),
+    };
+    let presigned = traced(task_span("review.document", &task), async {
+        let url = ports
+            .blobs()
+            .presign_get(&task.document, DOCUMENT_URL_TTL)
+            .await?;
+        tracing::info!(taskId = %task.task_id, reviewer = %reviewer.id, "document URL issued");
+        Ok(url)
+    })
+    .await;
+    match presigned {
+        Ok(url) => respond(
+            200,
+            json!({"url": url, "expiresInSeconds": DOCUMENT_URL_TTL.as_secs()}),
+        ),
+        Err(Failure(e)) => failed(&e, None),
+    }
+}
+
+/// `GET /tasks/{id}/evidence`: the document's pages and, for each extracted field, the box on
+/// its page it was read from ([`review::outlines`] over the task's normalized OCR).
+pub(super) async fn evidence(
+    ports: &(impl HasReviews + HasBlobs),
+    reviewer: &Reviewer,
+    id: &str,
+) -> Value {
+    let task = match owned(ports, reviewer, id).await {
+        Ok(t) => t,
+        Err(e) => return failed(&e, None),
+    };
+    let outlined = traced(task_span("review.evidence", &task), async {
+        let bytes = ports.blobs().get(&task.ocr).await?;
+        let ocr: OcrDocument = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::Internal(format!("the task's OCR is unreadable: {e}")))?;
+        Ok(review::outlines(&task.fields, &ocr))
+    })
+    .await;
+    match outlined {
+        Ok(evidence) => respond(200, json!(evidence)),
+        Err(Failure(e)) => failed(&e, None),
+    }
+}
+
+/// What `POST /tasks/{id}/check` reads: the corrections a decision would `set`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Check {
+    #[serde(default)]
+    set: BTreeMap<String, String>,
+}
+
+/// `POST /tasks/{id}/check` with `{"set": {...}}`: whether a decision with these corrections
+/// would be accepted, by the very check the decision makes ([`review::apply_corrections`] under
+/// the deployed config): `{"ok": true}`, or the decision's `Fatal.BadInput` answer. Decides and
+/// writes nothing; a decided or expired task is checked too (the page shows its state).
+pub(super) async fn check(
+    ports: &impl HasReviews,
+    ctx: &Context,
+    reviewer: &Reviewer,
+    id: &str,
+    request: &LambdaFunctionUrlRequest,
+) -> Value {
+    let task = match owned(ports, reviewer, id).await {
+        Ok(t) => t,
+        Err(e) => return failed(&e, None),
+    };
+    let asked: Check = match read_json(request, "check") {
+        Ok(c) => c,
+        Err(answer) => return answer,
+    };
+    let checked = traced(task_span("review.check", &task), async {
+        review::apply_corrections(&task.fields, &asked.set, reviewer, &ctx.config)?;
+        Ok(())
+    })
+    .await;
+    match checked {
+        Ok(()) => respond(200, json!({"ok": true})),
+        Err(Failure(e)) => failed(&e, None),
+    }
+}
+
+/// The span of a request about `task`: the run's ids, as `decide` logs them.
+fn task_span(step: &str, task: &ReviewTask) -> tracing::Span {
+    let op = Step::Review.operation(&task.run_id);
+    span(
+        step,
+        task.document_id.as_str(),
+        task.run_id.as_str(),
+        op.as_str(),
+    )
+}
+
 /// Seconds from `task`'s opening to its decision, when both times read.
 fn latency_seconds(task: &ReviewTask) -> Option<f64> {
     use time::format_description::well_known::Rfc3339;
@@ -209,4 +329,21 @@ async fn visible(
         .ok_or_else(|| review::not_found(id))?;
     review::authorize(reviewer, &task)?;
     Ok(serde_json::to_value(&task).expect("tasks serialize"))
+}
+
+/// The task `id` (as the path gives it) if it is the reviewer's tenant's; a malformed id, a
+/// missing task and another tenant's answer as [`visible`] does.
+async fn owned(
+    ports: &impl HasReviews,
+    reviewer: &Reviewer,
+    id: &str,
+) -> Result<ReviewTask, Error> {
+    let id = TaskId::parse(id)?;
+    let task = ports
+        .reviews()
+        .get(&id)
+        .await?
+        .ok_or_else(|| review::not_found(&id))?;
+    review::authorize(reviewer, &task)?;
+    Ok(task)
 }

@@ -657,4 +657,5 @@ mod config;
 mod ingest_batch;
 mod operations;
 mod reprocess;
+mod review_pages;
 mod saga;
