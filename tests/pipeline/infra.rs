@@ -473,3 +473,32 @@ async fn the_dashboard_shows_every_alarm_of_the_stack() {
     let metrics = widgets.iter().filter(|w| w["type"] == "metric").count();
     assert!(metrics >= 8, "{body:#}");
 }
+
+#[tokio::test]
+async fn review_api_may_read_the_document_versions_it_presigns_and_the_ocr_it_outlines() {
+    // A presigned URL is only as good as its signer's right to the object: review-api signs
+    // GETs of a task's raw upload version (GET /tasks/{id}/document), and reads the task's
+    // normalized OCR (GET /tasks/{id}/evidence). LocalStack does not enforce IAM, so only this
+    // test sees a missing grant before AWS does.
+    let stack = Stack::load().await;
+    let grants = grants(&stack).await;
+    let raw = format!("arn:aws:s3:::{}/inbox/acme/a.pdf", stack.out("RawBucket"));
+    let ocr = format!(
+        "arn:aws:s3:::{}/acme/doc/run/ocr.json",
+        stack.out("NormalizedBucket")
+    );
+    let may = |action: &str, object: &str| {
+        grants.iter().any(|g| {
+            g.role.contains("ReviewApiRole")
+                && g.actions.iter().any(|a| a == action)
+                && g.resources.iter().any(|r| match r.strip_suffix('*') {
+                    Some(prefix) => object.starts_with(prefix),
+                    None => r == object,
+                })
+        })
+    };
+
+    assert!(may("s3:GetObject", &raw), "review-api cannot read {raw}");
+    assert!(may("s3:GetObjectVersion", &raw), "nor its versions");
+    assert!(may("s3:GetObject", &ocr), "review-api cannot read {ocr}");
+}

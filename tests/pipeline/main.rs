@@ -23,6 +23,7 @@ mod quotas;
 mod receipt_timeout;
 mod reprocess;
 mod review;
+mod review_pages;
 mod saga;
 mod sweeper;
 
