@@ -45,8 +45,10 @@ export function renderDocument(container, taskId, evidence, onOutline) {
         "aria-label": `${fieldLabel(field)}: where it was read`,
         title: fieldLabel(field),
         // A little air around the words (fractions of the page).
-        style: `left:${pct(b.left - 0.006)};top:${pct(b.top - 0.004)};` +
-          `width:${pct(b.width + 0.012)};height:${pct(b.height + 0.008)}`,
+        style: {
+          left: pct(b.left - 0.006), top: pct(b.top - 0.004),
+          width: pct(b.width + 0.012), height: pct(b.height + 0.008),
+        },
         onclick: () => onOutline(field),
       }));
     }

@@ -78,14 +78,18 @@ export function show(main, id, go) {
       return true;
     }
     if (checked[f] === value) return true;
+    // An answer for a value the field no longer holds is stale: the reviewer typed on.
+    const current = () => inp.value.trim() === value;
     try {
       await api.check(id, { [f]: value });
       checked[f] = value;
+      if (!current()) return true;
       setError(f, null);
       const notice = document.getElementById("notice");
       if (notice.dataset.kind === "error" && !section.querySelector(".field-error[data-field]:not([hidden])")) notify("", "");
       return true;
     } catch (e) {
+      if (!current()) return false;
       if (e.status === 400) setError(f, e.detail);
       else notify("error", e.message);
       return false;
@@ -118,7 +122,12 @@ export function show(main, id, go) {
       placeholder: f.hint, "aria-describedby": `m-${f.name} e-${f.name}`,
       readonly: closed ? true : null,
       onfocus: () => doc?.highlight(f.name),
-      oninput: () => markCorrected(),
+      // The error goes as soon as the value changes (it is checked again on leaving): hiding
+      // it on leaving would move the buttons under the pointer between press and release.
+      oninput: () => {
+        setError(f.name, null);
+        markCorrected();
+      },
       onblur: () => {
         if (!closed) checkField(f.name);
       },

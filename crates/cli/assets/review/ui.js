@@ -87,6 +87,8 @@ export function h(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") el.className = v;
     else if (k === "dataset") Object.assign(el.dataset, v);
+    // Through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
+    else if (k === "style") Object.assign(el.style, v);
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : v);
   }
