@@ -28,7 +28,7 @@ ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help target-dir setup localstack-up localstack-down localstack-logs localstack-status \
-        lint fmt test test-unit test-local bench-local bench-scale eval eval-ocr \
+        lint fmt test test-unit test-local bench-local bench-scale eval eval-ocr screenshots \
         build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
@@ -111,7 +111,8 @@ test-unit: setup ## unit tests (no AWS needed)
 	cargo test --workspace --lib --bins --locked
 	cargo test -p docket-e2e --test lint --locked
 
-test-local: setup ## end-to-end tests against LocalStack (starts and stops it)
+test-local: setup ## end-to-end tests against LocalStack (starts and stops it), the review page's in headless Chromium
+	scripts/setup.sh --browser
 	scripts/test-local.sh
 
 demo: setup ## start the local AWS, deploy, run the sample documents through the pipeline, show the results
@@ -124,6 +125,10 @@ bench: setup ## pipeline benchmark: per-document transitions/invocations/writes,
 
 bench-scale: setup ## 1,000 one-page documents dropped at once under lowered Textract quotas: failed, quota errors, completion against the quota-bound ideal, p50/p95, per-document use (BENCH_SCALE_DOCS=, see tests/benches/scale.rs)
 	scripts/bench.sh scale
+
+screenshots: ## copy the review page's screenshots from the last browser test run (target/screenshots) into docs/screenshots for README
+	@ls target/screenshots/review-*.png >/dev/null 2>&1 || { echo "no screenshots: run make test (tests/browser) first" >&2; exit 1; }
+	mkdir -p docs/screenshots && cp target/screenshots/review-*.png docs/screenshots/
 
 eval: ## extraction measured on the labelled invoices (tests/fixtures/invoices): per-field accuracy, auto-approve rate, silent errors (EVAL_ARGS=--each: per invoice)
 	cargo run -p docket-eval --quiet --locked -- $(EVAL_ARGS)

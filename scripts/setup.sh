@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what docket needs on a fresh Debian machine (idempotent; quick when all is there):
-# Debian packages for OCR and packaging, and the Rust components used by `make lint`.
+# Debian packages for OCR and packaging (with --browser: Chromium and its WebDriver, for the
+# review page's tests), and the Rust components used by `make lint`.
 # The LocalStack venv is created by scripts/localstack.sh install.
 set -euo pipefail
 
 packages=(tesseract-ocr tesseract-ocr-eng poppler-utils zip unzip curl jq)
+# --browser: also the headless browser the review page's tests drive (tests/browser).
+[ "${1:-}" != "--browser" ] || packages+=(chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

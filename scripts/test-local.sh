@@ -41,6 +41,8 @@ cargo test -p docket-e2e --test pipeline -- --ignored --exact \
 REVIEW_TIMEOUT_SECONDS=45 OCR_WAIT_SECONDS=60 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY \
   scripts/deploy.sh --local >/dev/null
 cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
+echo "test-local: the review page in headless Chromium" >&2
+cargo test -p docket-e2e --test browser -- --test-threads 1 --nocapture
 # Alone: it lowers the quotas every run of the stack keeps to (tests/pipeline/quotas.rs).
 cargo test -p docket-e2e --test pipeline -- --ignored --exact \
   quotas::documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete
