@@ -28,7 +28,7 @@ ADVISORY_DBS = $${CARGO_HOME:-$$HOME/.cargo}/advisory-dbs
 
 .DEFAULT_GOAL := help
 .PHONY: demo bench help target-dir setup localstack-up localstack-down localstack-logs localstack-status \
-        lint fmt test test-unit test-local bench-local bench-scale eval eval-ocr screenshots \
+        lint fmt test test-unit test-local bench-local bench-scale eval eval-ocr screenshots review \
         build package-local deploy-local deploy cfn-lint checkov lint-python deny mutants
 
 help: ## list the targets
@@ -125,6 +125,9 @@ bench: setup ## pipeline benchmark: per-document transitions/invocations/writes,
 
 bench-scale: setup ## 1,000 one-page documents dropped at once under lowered Textract quotas: failed, quota errors, completion against the quota-bound ideal, p50/p95, per-document use (BENCH_SCALE_DOCS=, see tests/benches/scale.rs)
 	scripts/bench.sh scale
+
+review: ## the review page for make demo's tenant, as reviewer `you`, at http://127.0.0.1:8080/ (PORT=, OPEN=1)
+	@scripts/review.sh
 
 screenshots: ## copy the review page's screenshots from the last browser test run (target/screenshots) into docs/screenshots for README
 	@ls target/screenshots/review-*.png >/dev/null 2>&1 || { echo "no screenshots: run make test (tests/browser) first" >&2; exit 1; }

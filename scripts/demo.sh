@@ -44,6 +44,7 @@ done
 cat >&2 <<EOM
 
 The local AWS keeps running (make localstack-down stops it). Try:
+  make review     # the documents waiting for review, in your browser at http://127.0.0.1:8080/
   $docket upload samples/northwind-invoice.pdf --tenant demo   # a new version: a new run
   $docket audit verify --all
 EOM
