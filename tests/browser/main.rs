@@ -186,12 +186,41 @@ async fn a_reviewer_corrects_the_date_on_the_page_and_the_run_completes_with_it(
     )
     .unwrap();
 
+    // Every control is labelled, and the focused one shows it.
+    let unlabelled = browser
+        .script(
+            "return [...document.querySelectorAll('input, textarea, select, button, a[href]')]
+               .filter(e => e.offsetParent !== null)
+               .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                            && !e.getAttribute('aria-labelledby') && !e.textContent.trim())
+               .map(e => e.outerHTML.slice(0, 80));",
+            &[],
+        )
+        .await;
+    assert_eq!(
+        unlabelled,
+        serde_json::json!([]),
+        "controls without a label"
+    );
     // A malformed date is refused beside its field, as the API would refuse it, and nothing
     // is decided.
     let date = browser.find("#fields input[name=\"invoice_date\"]").await;
     assert!(
         !browser.value(&date).await.is_empty(),
         "the extracted date is shown"
+    );
+    browser.click(&date).await;
+    let focus = browser
+        .script(
+            "const s = getComputedStyle(document.activeElement);
+             return {name: document.activeElement.name, outline: s.outlineStyle, width: s.outlineWidth};",
+            &[],
+        )
+        .await;
+    assert_eq!(focus["name"], "invoice_date", "{focus}");
+    assert!(
+        focus["outline"] != "none" && focus["width"] != "0px",
+        "a visible focus: {focus}"
     );
     browser.clear(&date).await;
     browser.type_into(&date, "04/03/2026").await;
@@ -332,6 +361,31 @@ async fn a_reviewer_of_another_tenant_sees_an_empty_queue_and_not_the_task() {
         .all(".page[data-rendered=\"true\"]")
         .await
         .is_empty());
+    browser.quit().await;
+    driver.stop().await;
+}
+
+#[tokio::test]
+async fn a_decision_on_a_task_that_expired_while_it_was_open_is_shown_as_expired() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let alice = reviewer(&tenant, "alice").await;
+    let (document, task) = pending_task(&stack, &tenant, &alice).await;
+    let page = Page::serve(&alice).await;
+    let driver = Driver::start().await;
+    let browser = driver.browser(1280, 800).await;
+    browser.go(&page.task_url(&task)).await;
+    let approve = browser.find("#approve").await;
+
+    // The tab stays open past the review wait (45 s in the tests' deploy, scripts/test-local.sh).
+    wait_for_status(&stack, &document, "escalated").await;
+    browser.click(&approve).await;
+    let notice = browser.find("#notice[data-kind=\"expired\"]").await;
+    let said = browser.text(&notice).await.to_lowercase();
+    assert!(said.contains("not recorded"), "{said:?}");
+    let shown = json_of(&docket(&alice, &["review", "show", &task]).await);
+    assert_eq!(shown["task"]["status"], "expired");
+    assert!(shown["task"].get("decision").is_none(), "{shown}");
     browser.quit().await;
     driver.stop().await;
 }
