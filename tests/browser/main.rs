@@ -329,7 +329,8 @@ async fn the_second_of_two_reviewers_deciding_one_task_sees_who_decided_it() {
 }
 
 #[tokio::test]
-async fn a_reviewer_of_another_tenant_sees_an_empty_queue_and_not_the_task() {
+async fn a_reviewer_of_another_tenant_sees_an_empty_queue_and_not_the_task_and_her_own_arrives_unreloaded(
+) {
     let stack = Stack::load().await;
     let (tenant_a, tenant_b) = (tenant(), tenant());
     let alice = reviewer(&tenant_a, "alice").await;
@@ -361,6 +362,13 @@ async fn a_reviewer_of_another_tenant_sees_an_empty_queue_and_not_the_task() {
         .all(".page[data-rendered=\"true\"]")
         .await
         .is_empty());
+
+    // Back on mallory's queue: a task of her own tenant appears without a reload.
+    browser.go(&page.url).await;
+    browser.find("#queue .empty").await;
+    let (_, hers) = pending_task(&stack, &tenant_b, &mallory).await;
+    let row = browser.find_n("#queue a.task", 1).await;
+    assert_eq!(browser.attribute(&row[0], "data-task-id").await, Some(hers));
     browser.quit().await;
     driver.stop().await;
 }
