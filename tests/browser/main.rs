@@ -209,15 +209,17 @@ async fn a_reviewer_corrects_the_date_on_the_page_and_the_run_completes_with_it(
         !browser.value(&date).await.is_empty(),
         "the extracted date is shown"
     );
-    browser.click(&date).await;
+    // `e` edits the first low-confidence field.
+    browser.press("e").await;
     let focus = browser
         .script(
-            "const s = getComputedStyle(document.activeElement);
-             return {name: document.activeElement.name, outline: s.outlineStyle, width: s.outlineWidth};",
+            "const a = document.activeElement, s = getComputedStyle(a);
+             return {low: a.matches('#fields .field.low input'), outline: s.outlineStyle,
+                     width: s.outlineWidth};",
             &[],
         )
         .await;
-    assert_eq!(focus["name"], "invoice_date", "{focus}");
+    assert_eq!(focus["low"], true, "{focus}");
     assert!(
         focus["outline"] != "none" && focus["width"] != "0px",
         "a visible focus: {focus}"
@@ -387,7 +389,8 @@ async fn a_decision_on_a_task_that_expired_while_it_was_open_is_shown_as_expired
 
     // The tab stays open past the review wait (45 s in the tests' deploy, scripts/test-local.sh).
     wait_for_status(&stack, &document, "escalated").await;
-    browser.click(&approve).await;
+    assert!(browser.attribute(&approve, "disabled").await.is_none());
+    browser.press("a").await;
     let notice = browser.find("#notice[data-kind=\"expired\"]").await;
     let said = browser.text(&notice).await.to_lowercase();
     assert!(said.contains("not recorded"), "{said:?}");
