@@ -173,15 +173,7 @@ const REFRESH_BEFORE_EXPIRY: Duration = Duration::from_secs(300);
 impl Api {
     pub(crate) async fn connect(url: &str) -> anyhow::Result<Api> {
         let base = Url::parse(url).with_context(|| format!("ReviewApiUrl {url:?} is not a URL"))?;
-        let mut http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(60));
-        let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
-        if let Some((host, gateway, port)) = localstack_gateway(&base, endpoint.as_deref())? {
-            // reqwest keeps the URL's own port when it has one; the gateway's port then only
-            // matters for a URL without one.
-            http = http.resolve(&host, gateway_addr(&gateway, port)?);
-        }
+        let http = client_for(&base, Duration::from_secs(60))?;
         let sdk = docket_aws::load_config().await;
         let provider = sdk
             .credentials_provider()
@@ -190,7 +182,7 @@ impl Api {
         let region = signing_region(&base, sdk.region().map(|r| r.as_ref()))?;
         Ok(Api {
             base,
-            http: http.build().context("building the HTTP client")?,
+            http,
             provider,
             credentials: Mutex::new(credentials),
             region,
@@ -267,22 +259,13 @@ impl Api {
         Ok((status, body.to_vec()))
     }
 
-    /// Reads the object a presigned URL the API handed out points at: its content type and
-    /// bytes. The URL carries its own signature, so nothing is signed here; a LocalStack host
-    /// connects to the gateway as the API's own URL does.
-    pub(crate) async fn fetch_presigned(&self, url: &str) -> anyhow::Result<(String, Vec<u8>)> {
+    /// Reads the object a presigned URL the API handed out points at. The URL carries its own
+    /// signature, so nothing is signed here. (What type the object was stored with is not
+    /// asked: the uploader chose it.)
+    pub(crate) async fn fetch_presigned(&self, url: &str) -> anyhow::Result<Vec<u8>> {
         let url = Url::parse(url).context("the document URL is not a URL")?;
-        let mut http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(120));
-        let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
-        if let Some((host, gateway, port)) = localstack_gateway(&url, endpoint.as_deref())? {
-            http = http.resolve(&host, gateway_addr(&gateway, port)?);
-        }
         // Never put the URL itself in an error: it is a bearer credential until it expires.
-        let response = http
-            .build()
-            .context("building the HTTP client")?
+        let response = client_for(&url, Duration::from_secs(120))?
             .get(url)
             .send()
             .await
@@ -292,18 +275,27 @@ impl Api {
             status.is_success(),
             "reading the document: storage answered {status}"
         );
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("application/octet-stream")
-            .to_string();
         let bytes = response
             .bytes()
             .await
             .context("reading the document's bytes")?;
-        Ok((content_type, bytes.to_vec()))
+        Ok(bytes.to_vec())
     }
+}
+
+/// An HTTP client for `url` with a `timeout`: a LocalStack host (no DNS offline) connects to
+/// the gateway of `AWS_ENDPOINT_URL`; any other host is resolved as usual.
+fn client_for(url: &Url, timeout: Duration) -> anyhow::Result<reqwest::Client> {
+    let mut http = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(timeout);
+    let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
+    if let Some((host, gateway, port)) = localstack_gateway(url, endpoint.as_deref())? {
+        // reqwest keeps the URL's own port when it has one; the gateway's port then only
+        // matters for a URL without one.
+        http = http.resolve(&host, gateway_addr(&gateway, port)?);
+    }
+    http.build().context("building the HTTP client")
 }
 
 /// Credentials from `provider`, or why there are none.

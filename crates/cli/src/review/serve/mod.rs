@@ -174,7 +174,7 @@ impl Server {
         }
         let Presigned { url } = serde_json::from_slice(&answer)
             .context("the review API's document answer has no URL")?;
-        let (_stored_type, bytes) = self.api.fetch_presigned(&url).await?;
+        let bytes = self.api.fetch_presigned(&url).await?;
         Ok(document_answer(bytes))
     }
 }
