@@ -4,7 +4,9 @@
 //! by CSS selector, clicks, typing, keys, scripts, screenshots. Every wait is bounded.
 
 use std::net::TcpListener;
+use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -16,11 +18,28 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 /// How long a wait for the page lasts before the test fails.
 pub const WAIT: Duration = Duration::from_secs(30);
 
-/// A running `chromedriver`, stopped when dropped.
+/// A running `chromedriver`, stopped when dropped with every browser it started (also when a
+/// test panics before it quits them), and their profiles deleted.
 pub struct Driver {
     child: Child,
     base: String,
     http: reqwest::Client,
+    profiles: Mutex<Vec<PathBuf>>,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // chromedriver leads its own process group, and the browsers it starts stay in it:
+        // killing the group leaves no Chromium behind.
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .status();
+        }
+        for profile in self.profiles.lock().unwrap().drain(..) {
+            let _ = std::fs::remove_dir_all(profile);
+        }
+    }
 }
 
 /// A free loopback port (bound, read, released).
@@ -42,6 +61,7 @@ impl Driver {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .unwrap_or_else(|e| panic!("start {bin} (make setup installs chromium-driver): {e}"));
@@ -49,6 +69,7 @@ impl Driver {
             child,
             base: format!("http://127.0.0.1:{port}"),
             http: reqwest::Client::new(),
+            profiles: Mutex::new(Vec::new()),
         };
         let deadline = Instant::now() + WAIT;
         loop {
@@ -77,6 +98,7 @@ impl Driver {
             std::process::id(),
             free_port()
         ));
+        self.profiles.lock().unwrap().push(profile.clone());
         // No sandbox (tests run as root); no background connections (this machine has no
         // internet, and Chromium retries refused connections many at a time).
         let args = vec![
@@ -118,9 +140,9 @@ impl Driver {
         .await
     }
 
-    /// Stops chromedriver (and the browsers it started).
-    pub async fn stop(mut self) {
-        let _ = self.child.kill().await;
+    /// Stops chromedriver and the browsers it started.
+    pub async fn stop(self) {
+        drop(self);
     }
 }
 
