@@ -44,7 +44,10 @@ async fn main() {
         stack
             .upload(
                 &format!("inbox/{tenant}/{name}"),
-                invoice_pdf(&invoice_lines(&format!("INV-REL-{i:03}"), "1,234.50")),
+                invoice_pdf(&invoice_lines(
+                    &format!("INV-2026-{}", 3300 + i),
+                    "1,234.50",
+                )),
             )
             .await;
         let run = loop {

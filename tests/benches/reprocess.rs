@@ -111,7 +111,10 @@ const SEED_WAIT: Duration = Duration::from_secs(1800);
 /// succeeded.
 async fn seed(stack: Arc<Stack>, tenant: String, i: usize) -> bool {
     let key = format!("inbox/{tenant}/re-{i}.pdf");
-    let body = invoice_pdf(&invoice_lines(&format!("INV-RE-{i:05}"), "1,234.50"));
+    let body = invoice_pdf(&invoice_lines(
+        &format!("INV-2026-{}", 200_000 + i),
+        "1,234.50",
+    ));
     stack.upload(&key, body).await;
     let document = Stack::document_id(&tenant, &format!("re-{i}.pdf"));
     let runs = stack.wait_for_runs(&document, 1).await;

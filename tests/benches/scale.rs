@@ -75,7 +75,10 @@ fn now_ms() -> i64 {
 
 /// Document `i`'s invoice (the same bytes every run: the cache keys on them).
 fn invoice(i: usize) -> Vec<u8> {
-    invoice_pdf(&invoice_lines(&format!("INV-SC-{i:05}"), "1,234.50"))
+    invoice_pdf(&invoice_lines(
+        &format!("INV-2026-{}", 100_000 + i),
+        "1,234.50",
+    ))
 }
 
 /// Lowers the provider's quotas in the stack's region and records docket's to match.

@@ -252,7 +252,9 @@ async fn drop_at_once(stack: Stack) {
     let tenant = tenant();
     // Rendered first, then uploaded back to back: all of them within a second or so.
     let pdfs: Vec<_> = (0..DOCUMENTS)
-        .map(|i| invoice_pdf_of_two_pages(&invoice_lines(&format!("INV-Q{i:03}"), "120.00")))
+        .map(|i| {
+            invoice_pdf_of_two_pages(&invoice_lines(&format!("INV-2026-{}", 3200 + i), "120.00"))
+        })
         .collect();
     let sqs = |operation: &'static str| async move {
         util::wire_requests("sqs", operation, "").await.len()
