@@ -109,7 +109,7 @@ test-unit: setup ## unit tests (no AWS needed)
 	scripts/localstack.sh install
 	cd infra/localstack && ../../.venv/bin/python -m unittest discover -s tests
 	cargo test --workspace --lib --bins --locked
-	cargo test -p docket-e2e --test lint --locked
+	cargo test --workspace --test lint --locked
 
 test-local: setup ## end-to-end tests against LocalStack (starts and stops it), the review page's in headless Chromium
 	scripts/setup.sh --browser

@@ -13,7 +13,7 @@ trap 'scripts/localstack.sh down >/dev/null 2>&1 || true; rm -rf "$DOCKET_LOCAL_
 
 scripts/localstack.sh install
 echo "bench: building the Lambda benchmark" >&2
-cargo test -p docket-e2e --bench local_lambda --no-run --quiet
+cargo test --workspace --bench local_lambda --no-run --quiet
 
 runs=${BENCH_START_RUNS:-3}
 for i in $(seq 1 "$runs"); do
@@ -26,7 +26,7 @@ done
 
 # A debug build of the bench client: the Lambda measured is the same either way, and a release
 # build of the SDK crates takes ~10 minutes on these machines.
-AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" cargo test -p docket-e2e --bench local_lambda
+AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" cargo test --workspace --bench local_lambda
 
 # The release Lambdas: built for this host (the executor runs them as processes), deployed as the
 # stack, three invoices run through it, every function's REPORT lines read.
@@ -37,4 +37,4 @@ scripts/deploy.sh --local >/dev/null
 AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" AWS_ACCESS_KEY_ID=test \
   AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
   DOCKET_STACK_OUTPUTS="$DOCKET_LOCAL_DIR/stack-outputs.json" \
-  cargo test -p docket-e2e --bench release_lambdas
+  cargo test --workspace --bench release_lambdas

@@ -27,18 +27,18 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$LOCALSTACK_PORT" AWS_ACCESS_KEY_ID=te
   AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
   DOCKET_STACK_OUTPUTS="$DOCKET_LOCAL_DIR/stack-outputs.json" \
   DOCKET_LOCALSTACK_LOG="$DOCKET_LOCAL_DIR/localstack.log"
-cargo build -p docket-cli  # the scale bench records quotas, the soak redrives, through the CLI
+cargo build --workspace --bin docket  # the scale bench records quotas, the soak redrives, through the CLI
 if [ "${1:-}" = scale ]; then
-  cargo test -p docket-e2e --bench scale
+  cargo test --workspace --bench scale
   exit 0
 fi
 # A debug build of the bench client (what it measures runs in LocalStack and the Lambdas).
-cargo test -p docket-e2e --bench pipeline
+cargo test --workspace --bench pipeline
 # Bulk reprocess of BENCH_REPROCESS_DOCS documents (1,000 by default; their first run takes most
 # of the time: each is OCRed once).
-cargo test -p docket-e2e --bench reprocess
+cargo test --workspace --bench reprocess
 # The mixed-fault soak of make test with BENCH_SOAK_DOCS documents (500 by default): the same
 # faults and the same counts (every document completed, or unresolved with an owner; none failed,
 # lost or duplicated), at five times the volume.
-SOAK_DOCUMENTS=${BENCH_SOAK_DOCS:-500} cargo test -p docket-e2e --test soak -- --test-threads 1 \
+SOAK_DOCUMENTS=${BENCH_SOAK_DOCS:-500} cargo test --workspace --test soak -- --test-threads 1 \
   --nocapture a_soak_with_mixed_faults

@@ -14,7 +14,7 @@ step "building the Lambdas (first build of the AWS SDK crates takes several minu
 scripts/package.sh --target local
 step "deploying the stack to LocalStack"
 scripts/deploy.sh --local >/dev/null
-cargo build --quiet -p docket-cli
+cargo build --quiet --workspace --bin docket
 docket="${CARGO_TARGET_DIR:-target}/debug/docket"
 
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \

@@ -156,7 +156,7 @@ fi
 
 # 4. Deploy. Templates over 51,200 bytes must go through S3.
 say "building the docket CLI (config fingerprint and publish)"
-cargo build --quiet --locked -p docket-cli
+cargo build --quiet --locked --workspace --bin docket
 docket=${CARGO_TARGET_DIR:-$root/target}/debug/docket
 config_fingerprint=$("$docket" config fingerprint config/pipeline.json)
 # Writes the stack's outputs to $1 (one JSON object); prints them.

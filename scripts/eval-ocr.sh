@@ -10,7 +10,7 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECR
   AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 
 echo "eval-ocr: building" >&2
-cargo build -p docket-e2e --example ocr_invoices --quiet --locked
+cargo build --workspace --example ocr_invoices --quiet --locked
 
 started=""
 if ! scripts/localstack.sh status >/dev/null 2>&1; then
@@ -20,4 +20,4 @@ fi
 stop() { [ -z "$started" ] || scripts/localstack.sh down; }
 trap stop EXIT
 
-cargo run -p docket-e2e --example ocr_invoices --quiet --locked -- "$@"
+"${CARGO_TARGET_DIR:-target}/debug/examples/ocr_invoices" "$@"

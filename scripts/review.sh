@@ -18,5 +18,5 @@ creds=$(.venv/bin/aws sts assume-role --role-arn "arn:aws:iam::000000000000:role
 export AWS_ACCESS_KEY_ID=$(jq -r .AccessKeyId <<<"$creds") \
        AWS_SECRET_ACCESS_KEY=$(jq -r .SecretAccessKey <<<"$creds") \
        AWS_SESSION_TOKEN=$(jq -r .SessionToken <<<"$creds")
-cargo build --quiet -p docket-cli
+cargo build --quiet --workspace --bin docket
 exec "${CARGO_TARGET_DIR:-target}/debug/docket" review serve --port "${PORT:-8080}" ${OPEN:+--open}

@@ -20,7 +20,7 @@ fi
 stop() { [ -z "$started" ] || scripts/localstack.sh down; }
 trap stop EXIT
 
-cargo test -p docket-e2e --test localaws -- --test-threads "${TEST_THREADS:-4}"
+cargo test --workspace --test localaws -- --test-threads "${TEST_THREADS:-4}"
 
 echo "test-local: deploying the stack to LocalStack" >&2
 scripts/package.sh --target local
@@ -36,18 +36,18 @@ scripts/package.sh --target local
 # (Every parameter is given: `deploy` keeps a parameter's previous value where none is given.)
 REVIEW_TIMEOUT_SECONDS=259200 OCR_WAIT_SECONDS=300 LOG_LEVEL=info,aws_config=warn \
   PIPELINE_DEPLOYMENT=ALL_AT_ONCE scripts/deploy.sh --local >/dev/null
-cargo test -p docket-e2e --test pipeline -- --ignored --exact \
+cargo test --workspace --test pipeline -- --ignored --exact \
   across_deploy::before_a_redeploy_a_run_waits_in_review
 REVIEW_TIMEOUT_SECONDS=45 OCR_WAIT_SECONDS=60 LOG_LEVEL=info PIPELINE_DEPLOYMENT=CANARY \
   scripts/deploy.sh --local >/dev/null
-cargo test -p docket-e2e --test pipeline -- --test-threads "${TEST_THREADS:-4}"
+cargo test --workspace --test pipeline -- --test-threads "${TEST_THREADS:-4}"
 echo "test-local: the review page in headless Chromium" >&2
-cargo test -p docket-e2e --test browser -- --test-threads 1 --nocapture
+cargo test --workspace --test browser -- --test-threads 1 --nocapture
 # Alone: it lowers the quotas every run of the stack keeps to (tests/pipeline/quotas.rs).
-cargo test -p docket-e2e --test pipeline -- --ignored --exact \
+cargo test --workspace --test pipeline -- --ignored --exact \
   quotas::documents_dropped_at_once_keep_to_textracts_quotas_and_all_complete
 echo "test-local: faults through the deployed stack (throttling bursts, 100-document soak)" >&2
-cargo test -p docket-e2e --test soak -- --test-threads 1 --nocapture
+cargo test --workspace --test soak -- --test-threads 1 --nocapture
 
 stop; started=""
 tests/localstack_lifecycle.sh

@@ -86,3 +86,65 @@ fn the_local_build_has_fault_injection() {
         "the local build lacks docket-aws/{FEATURE}: {features:?}"
     );
 }
+
+/// The `cargo build` and `cargo test` lines of the Makefile and of every script but package.sh
+/// (whose selections the tests above check) that select less than the workspace, as `file:line`.
+///
+/// Cargo unifies features across the packages a command selects, so `-p docket-cli` and
+/// `-p docket-e2e` each resolve a feature set of their own (the CLI's hyper server, the tests'
+/// STS client, …), and each set compiles the AWS SDK crates again: three times in a clean
+/// `make test`, for minutes each. With `--workspace` every build and test of the scripts shares
+/// one set (`--bin`, `--test`, `--bench` and `--example` choose what is built, not the features).
+fn narrower_than_the_workspace(files: &[(String, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (name, text) in files {
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split_once('#').map_or(line, |(code, _)| code);
+            let runs_cargo = ["cargo build", "cargo test"]
+                .iter()
+                .any(|c| code.contains(c));
+            if runs_cargo && !code.contains("--workspace") {
+                found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_scripts_build_and_test_with_the_workspaces_features() {
+    let mut files = vec![("Makefile".to_string(), root().join("Makefile"))];
+    for entry in std::fs::read_dir(root().join("scripts")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.ends_with(".sh") && name != "package.sh" {
+            files.push((format!("scripts/{name}"), path));
+        }
+    }
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .map(|(name, path)| (name, std::fs::read_to_string(path).unwrap()))
+        .collect();
+    let test_local = &files
+        .iter()
+        .find(|(n, _)| n == "scripts/test-local.sh")
+        .unwrap()
+        .1;
+    assert!(
+        test_local.contains("cargo test --workspace --test pipeline"),
+        "the search below would not see test-local.sh's cargo lines"
+    );
+    let narrower = narrower_than_the_workspace(&files);
+    assert!(
+        narrower.is_empty(),
+        "cargo lines that select less than the workspace (each resolves its own features and \
+         rebuilds the SDK crates):\n{}",
+        narrower.join("\n")
+    );
+    // The check itself: a single package's build is found, a comment is not.
+    let sample = "cargo build -p docket-cli\n# cargo test -p x\ncargo test --workspace --test a";
+    assert_eq!(
+        narrower_than_the_workspace(&[("s".into(), sample.into())]),
+        ["s:1: cargo build -p docket-cli"]
+    );
+}
