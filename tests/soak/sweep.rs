@@ -66,7 +66,7 @@ async fn an_upload_whose_ingest_fails_every_attempt_is_queued_listed_and_resubmi
     let key = format!("inbox/{tenant}/inv-000.pdf");
 
     // when its deliveries run out (five, each after a longer backoff: at most 10 + 20 + 40 +
-    // 80 s), its event lands on the failure queue
+    // 80 s), the last sets its event aside on the failure queue
     let deadline = Instant::now() + Duration::from_secs(300);
     while depth(&sqs, &queue).await <= before {
         assert!(Instant::now() < deadline, "nothing reached {queue}");
@@ -87,6 +87,8 @@ async fn an_upload_whose_ingest_fails_every_attempt_is_queued_listed_and_resubmi
     let lost = ours(&listed, &key);
     assert_eq!(lost.len(), 1, "{listed:#}");
     assert_eq!(lost[0]["queued"], "IngestFailureQueue", "{listed:#}");
+    // set aside by ingest with its error's name, not moved without one by the queue
+    assert_eq!(lost[0]["error"], "Transient.Dependency", "{listed:#}");
 
     // when the operator resubmits, then it is processed once and the queue is drained
     let swept = docket(

@@ -4,7 +4,10 @@
 //! timeout for a failed message, so its retries back off exponentially with jitter and stay
 //! bounded (the queue's `maxReceiveCount` moves a message that failed every delivery to its
 //! dead-letter queue, where `docket ops sweep` finds it). Only transient and ambiguous failures
-//! are retried ([`after_failure`]): any other is set aside at once with its error's name. A
+//! are retried ([`after_failure`]): any other is set aside at once with its error's name, and so
+//! is a transient one on the last of the queue's [`DELIVERIES`] (rather than hidden for a last
+//! backoff that no delivery follows, and moved by the queue without its error's name; the
+//! redrive stays the backstop for a delivery that ended before ingest could answer). A
 //! message whose start had no turn at the pacer (or found every job slot held) is sent again as
 //! a new message instead: waiting for a turn must not spend its deliveries. The new message
 //! carries how often its upload was sent again ([`REQUEUES_ATTRIBUTE`]), and each wait is about
@@ -37,8 +40,8 @@ pub enum AfterFailure {
         /// How often the upload will have been sent again, this time included.
         requeues: u32,
     },
-    /// Set it aside at once, with the error's name (any other failure: retrying would fail
-    /// the same way).
+    /// Set it aside at once, with the error's name: any other failure (retrying would fail the
+    /// same way), or a transient one on its last delivery.
     SetAside,
 }
 
@@ -61,12 +64,17 @@ pub fn after_failure(
         };
     }
     match error.family() {
-        Family::Transient | Family::Ambiguous => {
+        Family::Transient | Family::Ambiguous if receives < DELIVERIES => {
             AfterFailure::RetryIn(delay_seconds(message_id, receives))
         }
         _ => AfterFailure::SetAside,
     }
 }
+
+/// How often the queue delivers a message before its redrive policy moves it to the failure
+/// queue: IngestQueue's `maxReceiveCount` in infra/template.yaml (tests/pipeline/ingest_queue.rs
+/// reads it back from the deployed queue).
+pub const DELIVERIES: u32 = 5;
 
 /// The first retry waits about this long (seconds).
 pub const BASE_SECONDS: i32 = 10;
@@ -132,6 +140,31 @@ mod tests {
             delay_seconds("m", 0) >= BASE_SECONDS / 2,
             "a count of 0 is the first"
         );
+    }
+
+    #[test]
+    fn a_transient_failure_on_the_last_delivery_is_set_aside_not_hidden_again() {
+        let throttled = Error::Dependency("dynamodb: ThrottlingException".into());
+        assert!(matches!(
+            after_failure(&throttled, "m", DELIVERIES - 1, 0),
+            AfterFailure::RetryIn(_)
+        ));
+        let lost = Error::OutcomeUnknown("StartExecution: timed out".into());
+        for error in [&throttled, &lost] {
+            for receives in [DELIVERIES, DELIVERIES + 1] {
+                assert_eq!(
+                    after_failure(error, "m", receives, 0),
+                    AfterFailure::SetAside,
+                    "{error} #{receives}"
+                );
+            }
+        }
+        // waiting for a turn spends no delivery, however many the message had
+        let full = Error::QuotaFull("textract-executions: busy".into());
+        assert!(matches!(
+            after_failure(&full, "m", DELIVERIES, 0),
+            AfterFailure::Requeue { .. }
+        ));
     }
 
     #[test]

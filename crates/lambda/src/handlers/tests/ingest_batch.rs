@@ -207,3 +207,38 @@ async fn a_start_with_no_turn_is_sent_again_as_a_new_message_that_counts_and_not
     assert!(queue.set_aside.lock().unwrap().is_empty());
     assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_transient_failure_on_the_last_delivery_is_set_aside_with_its_name() {
+    let w = world();
+    let queue = RecordedQueue::default();
+    let throttled = upload_event(&w, "inbox/acme/last.png").to_string();
+    w.ports
+        .workflow
+        .fail_starts
+        .lock()
+        .unwrap()
+        .push(Error::Dependency(
+            "states StartExecution: ThrottlingException".into(),
+        ));
+    let last = docket_core::redelivery::DELIVERIES;
+
+    let answer = ingest::handle(
+        &w.ports,
+        &queue,
+        &w.ctx,
+        batch(&[("m-5", throttled.clone(), last)]),
+    )
+    .await
+    .unwrap();
+
+    // then it is not hidden for another backoff, but set aside now, named, and let go
+    assert_eq!(failures(&answer), Vec::<&str>::new(), "{answer}");
+    assert!(queue.retried.lock().unwrap().is_empty());
+    let aside = queue.set_aside.lock().unwrap().clone();
+    assert_eq!(
+        aside,
+        [(throttled, "Transient.Dependency".to_string(), last)]
+    );
+    assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
+}
