@@ -164,14 +164,7 @@ pub(super) async fn decide(
         Ok(_) => return failed(&review::not_found(&id), None),
         Err(e) => return failed(&e, None),
     };
-    let op = Step::Review.operation(&task.run_id);
-    let span = span(
-        "review.decide",
-        task.document_id.as_str(),
-        task.run_id.as_str(),
-        op.as_str(),
-    );
-    let decided = traced(span, async {
+    let decided = traced(task_span("review.decide", &task), async {
         let t = step::decide(ports, ctx, reviewer, &id, &asked).await?;
         tracing::info!(taskId = %id, reviewer = %reviewer.id, "review decided");
         Ok(t)
@@ -211,26 +204,15 @@ pub(super) async fn document(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    let task = match owned(ports, reviewer, id).await {
-        Ok(t) => t,
-        Err(e) => return failed(&e, None),
-    };
-    let presigned = traced(task_span("review.document", &task), async {
+    on_own_task(ports, reviewer, id, "review.document", |task| async move {
         let url = ports
             .blobs()
             .presign_get(&task.document, DOCUMENT_URL_TTL)
             .await?;
         tracing::info!(taskId = %task.task_id, reviewer = %reviewer.id, "document URL issued");
-        Ok(url)
+        Ok(json!({"url": url, "expiresInSeconds": DOCUMENT_URL_TTL.as_secs()}))
     })
-    .await;
-    match presigned {
-        Ok(url) => respond(
-            200,
-            json!({"url": url, "expiresInSeconds": DOCUMENT_URL_TTL.as_secs()}),
-        ),
-        Err(Failure(e)) => failed(&e, None),
-    }
+    .await
 }
 
 /// `GET /tasks/{id}/evidence`: the document's pages and, for each extracted field, the box on
@@ -240,21 +222,13 @@ pub(super) async fn evidence(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    let task = match owned(ports, reviewer, id).await {
-        Ok(t) => t,
-        Err(e) => return failed(&e, None),
-    };
-    let outlined = traced(task_span("review.evidence", &task), async {
+    on_own_task(ports, reviewer, id, "review.evidence", |task| async move {
         let bytes = ports.blobs().get(&task.ocr).await?;
         let ocr: OcrDocument = serde_json::from_slice(&bytes)
             .map_err(|e| Error::Internal(format!("the task's OCR is unreadable: {e}")))?;
-        Ok(review::outlines(&task.fields, &ocr))
+        Ok(json!(review::outlines(&task.fields, &ocr)))
     })
-    .await;
-    match outlined {
-        Ok(evidence) => respond(200, json!(evidence)),
-        Err(Failure(e)) => failed(&e, None),
-    }
+    .await
 }
 
 /// What `POST /tasks/{id}/check` reads: the corrections a decision would `set`.
@@ -276,21 +250,40 @@ pub(super) async fn check(
     id: &str,
     request: &LambdaFunctionUrlRequest,
 ) -> Value {
-    let task = match owned(ports, reviewer, id).await {
-        Ok(t) => t,
-        Err(e) => return failed(&e, None),
-    };
+    // (A malformed body is answered before the task is looked up, as `decide` does: the
+    // answer says nothing about the task.)
     let asked: Check = match read_json(request, "check") {
         Ok(c) => c,
         Err(answer) => return answer,
     };
-    let checked = traced(task_span("review.check", &task), async {
+    on_own_task(ports, reviewer, id, "review.check", |task| async move {
         review::apply_corrections(&task.fields, &asked.set, reviewer, &ctx.config)?;
-        Ok(())
+        Ok(json!({"ok": true}))
     })
-    .await;
-    match checked {
-        Ok(()) => respond(200, json!({"ok": true})),
+    .await
+}
+
+/// The answer to a request about task `id` (as the path gives it): `work` on the task, in the
+/// run's span named `step`, if the task is the reviewer's tenant's ([`owned`]); its value with
+/// 200, or its error (not found for another tenant's task) as [`failed`] answers it.
+async fn on_own_task<Work, Fut>(
+    ports: &impl HasReviews,
+    reviewer: &Reviewer,
+    id: &str,
+    step: &str,
+    work: Work,
+) -> Value
+where
+    Work: FnOnce(ReviewTask) -> Fut,
+    Fut: std::future::Future<Output = Result<Value, Error>>,
+{
+    let task = match owned(ports, reviewer, id).await {
+        Ok(t) => t,
+        Err(e) => return failed(&e, None),
+    };
+    let span = task_span(step, &task);
+    match traced(span, work(task)).await {
+        Ok(body) => respond(200, body),
         Err(Failure(e)) => failed(&e, None),
     }
 }
