@@ -58,6 +58,16 @@ fn upload_event(w: &super::World, key: &str) -> Value {
     event
 }
 
+/// The engine's next StartExecution fails with `error`.
+fn refuse_next_start(w: &super::World, error: Error) {
+    w.ports.workflow.fail_starts.lock().unwrap().push(error);
+}
+
+/// A throttled StartExecution (transient).
+fn throttled_start() -> Error {
+    Error::Dependency("states StartExecution: ThrottlingException".into())
+}
+
 /// An SQS batch as the event source mapping delivers it: (id, body, receives) per message.
 fn batch(messages: &[(&str, String, u32)]) -> Value {
     let records: Vec<Value> = messages
@@ -94,14 +104,7 @@ async fn a_batch_reports_only_the_transient_failure_and_sets_the_bad_message_asi
     let throttled = upload_event(&w, "inbox/acme/two.png").to_string();
     // The first start the engine sees is refused: which of the two it is depends on the order
     // the batch's messages reach it, so each message is given its own batch.
-    w.ports
-        .workflow
-        .fail_starts
-        .lock()
-        .unwrap()
-        .push(Error::Dependency(
-            "states StartExecution: ThrottlingException".into(),
-        ));
+    refuse_next_start(&w, throttled_start());
 
     let first = batch(&[
         ("m-2", throttled.clone(), 3),
@@ -177,7 +180,7 @@ async fn a_start_with_no_turn_is_sent_again_as_a_new_message_that_counts_and_not
     let busy = "textract-executions: every call slot within 5000 ms is taken";
     for _ in 0..2 {
         let full = Error::QuotaFull(busy.into());
-        w.ports.workflow.fail_starts.lock().unwrap().push(full);
+        refuse_next_start(&w, full);
     }
     // m-q delivered for the fourth time (one more failed delivery would have spent it); m-r
     // sent again twice before, as SQS delivers the attribute
@@ -213,14 +216,7 @@ async fn a_transient_failure_on_the_last_delivery_is_set_aside_with_its_name() {
     let w = world();
     let queue = RecordedQueue::default();
     let throttled = upload_event(&w, "inbox/acme/last.png").to_string();
-    w.ports
-        .workflow
-        .fail_starts
-        .lock()
-        .unwrap()
-        .push(Error::Dependency(
-            "states StartExecution: ThrottlingException".into(),
-        ));
+    refuse_next_start(&w, throttled_start());
     let last = docket_core::redelivery::DELIVERIES;
 
     let answer = ingest::handle(
