@@ -1,5 +1,5 @@
-//! Test documents made from known text: hand-written PDFs, and PNG pages rendered from them by
-//! poppler's `pdftoppm` (a Debian package `make setup` installs).
+//! Test documents made from known text: hand-written PDFs, and PNG and TIFF pages rendered from
+//! them by poppler's `pdftoppm` (a Debian package `make setup` installs).
 //!
 //! Two ways to write one: [`pdf`], lines of 24pt Helvetica top-down, for tests that only need
 //! some text; and [`document`] of [`Page`]s, on which a layout places runs of text in the
@@ -90,6 +90,18 @@ fn assemble(objects: &[String]) -> Vec<u8> {
 
 /// The first page of `pdf` as a 200 dpi PNG, rendered by `pdftoppm`.
 pub fn png_of(pdf: &[u8]) -> Vec<u8> {
+    raster_of(pdf, &["-png"], "png")
+}
+
+/// The first page of `pdf` as a 200 dpi TIFF, rendered by `pdftoppm`, its strips compressed
+/// with Deflate under libtiff's legacy code (32946), which the review page must still draw.
+pub fn tiff_of(pdf: &[u8]) -> Vec<u8> {
+    raster_of(pdf, &["-tiff", "-tiffcompression", "deflate"], "tif")
+}
+
+/// The first page of `pdf` at 200 dpi as `pdftoppm`'s `format` arguments write it, to a file
+/// with `extension`.
+fn raster_of(pdf: &[u8], format: &[&str], extension: &str) -> Vec<u8> {
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "docket-render-{}-{}",
@@ -101,15 +113,16 @@ pub fn png_of(pdf: &[u8]) -> Vec<u8> {
     std::fs::write(&source, pdf).unwrap();
     let prefix: PathBuf = dir.join("page");
     let status = Command::new("pdftoppm")
-        .args(["-r", "200", "-png", "-singlefile"])
+        .args(["-r", "200", "-singlefile"])
+        .args(format)
         .arg(&source)
         .arg(&prefix)
         .status()
         .expect("pdftoppm (poppler-utils) must be installed");
     assert!(status.success(), "pdftoppm failed: {status}");
-    let png = std::fs::read(prefix.with_extension("png")).unwrap();
+    let image = std::fs::read(prefix.with_extension(extension)).unwrap();
     std::fs::remove_dir_all(&dir).ok();
-    png
+    image
 }
 
 #[cfg(test)]

@@ -139,12 +139,22 @@ pub fn ambiguous_invoice(number: &str, total: &str) -> Vec<u8> {
 
 /// Uploads a document that needs review and waits until its task is listed for `session`.
 pub async fn pending_task(stack: &Stack, tenant: &str, session: &Session) -> (DocumentId, String) {
-    let name = format!("{}.pdf", util::unique("rev"));
+    let pdf = ambiguous_invoice("INV-2026-0777", "125.00");
+    pending_task_of(stack, tenant, session, "pdf", pdf).await
+}
+
+/// Uploads `document` (a file with `extension`) that needs review and waits until its task is
+/// listed for `session`.
+pub async fn pending_task_of(
+    stack: &Stack,
+    tenant: &str,
+    session: &Session,
+    extension: &str,
+    document: Vec<u8>,
+) -> (DocumentId, String) {
+    let name = format!("{}.{extension}", util::unique("rev"));
     stack
-        .upload(
-            &format!("inbox/{tenant}/{name}"),
-            ambiguous_invoice("INV-2026-0777", "125.00"),
-        )
+        .upload(&format!("inbox/{tenant}/{name}"), document)
         .await;
     let document = Stack::document_id(tenant, &name);
     let deadline = Instant::now() + RUN_DEADLINE;

@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use docket_e2e::render;
 use docket_e2e::reviewers::{
-    docket, docket_bin, json_of, pending_task, reviewer, wait_for_status, Session,
+    ambiguous_invoice, docket, docket_bin, json_of, pending_task, pending_task_of, reviewer,
+    wait_for_status, Session,
 };
 use docket_e2e::stack::{outputs_path, tenant, Stack};
 use docket_e2e::util;
@@ -82,6 +84,36 @@ async fn relative_box(
             &[Browser::arg(e), Browser::arg(within)],
         )
         .await
+}
+
+/// The page kept to its own Content-Security-Policy (a refused inline style would leave the
+/// outlines unplaced; a refused script, a document undrawn).
+async fn assert_no_policy_refusal(browser: &Browser) {
+    let console = browser.console().await;
+    let refused: Vec<_> = console
+        .iter()
+        .filter(|m| m.contains("Content Security Policy"))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+}
+
+/// The invoice date's outline is on the drawn page 1 `drawn`, and of a real size.
+async fn assert_date_outlined_on(browser: &Browser, drawn: &webdriver::Element) {
+    let outline = browser
+        .find(".page[data-page=\"1\"] .outline[data-field=\"invoice_date\"]")
+        .await;
+    let b = relative_box(browser, &outline, drawn).await;
+    for side in ["left", "top", "width", "height"] {
+        let v = b[side].as_f64().unwrap();
+        assert!(
+            (0.0..=1.0).contains(&v),
+            "the date's outline {side} {v} is on its page: {b}"
+        );
+    }
+    assert!(
+        b["width"].as_f64().unwrap() > 0.01 && b["height"].as_f64().unwrap() > 0.003,
+        "the date's outline has a size: {b}"
+    );
 }
 
 #[tokio::test]
@@ -157,29 +189,8 @@ async fn a_reviewer_corrects_the_date_on_the_page_and_the_run_completes_with_it(
     let drawn = browser
         .find(&format!("#task[data-task-id=\"{task}\"] {rendered}"))
         .await;
-    let outline = browser
-        .find(".page[data-page=\"1\"] .outline[data-field=\"invoice_date\"]")
-        .await;
-    // The page keeps to its own Content-Security-Policy (a refused inline style would leave
-    // the outlines unplaced).
-    let console = browser.console().await;
-    let refused: Vec<_> = console
-        .iter()
-        .filter(|m| m.contains("Content Security Policy"))
-        .collect();
-    assert!(refused.is_empty(), "{refused:?}");
-    let b = relative_box(&browser, &outline, &drawn).await;
-    for side in ["left", "top", "width", "height"] {
-        let v = b[side].as_f64().unwrap();
-        assert!(
-            (0.0..=1.0).contains(&v),
-            "the date's outline {side} {v} is on its page: {b}"
-        );
-    }
-    assert!(
-        b["width"].as_f64().unwrap() > 0.01 && b["height"].as_f64().unwrap() > 0.003,
-        "the date's outline has a size: {b}"
-    );
+    assert_no_policy_refusal(&browser).await;
+    assert_date_outlined_on(&browser, &drawn).await;
     std::fs::write(
         screenshot_path("review-task.png"),
         browser.screenshot().await,
@@ -397,6 +408,48 @@ async fn a_decision_on_a_task_that_expired_while_it_was_open_is_shown_as_expired
     let shown = json_of(&docket(&alice, &["review", "show", &task]).await);
     assert_eq!(shown["task"]["status"], "expired");
     assert!(shown["task"].get("decision").is_none(), "{shown}");
+    browser.quit().await;
+    driver.stop().await;
+}
+
+#[tokio::test]
+async fn a_tiff_documents_page_is_drawn_with_its_fields_outlined() {
+    let stack = Stack::load().await;
+    let tenant = tenant();
+    let alice = reviewer(&tenant, "alice").await;
+    let tiff = render::tiff_of(&ambiguous_invoice("INV-2026-0778", "125.00"));
+    assert_eq!(&tiff[..4], b"II*\0", "a little-endian TIFF");
+    let (_document, task) = pending_task_of(&stack, &tenant, &alice, "tif", tiff).await;
+    let page = Page::serve(&alice).await;
+    let driver = Driver::start().await;
+    let browser = driver.browser(1280, 800).await;
+
+    browser.go(&page.task_url(&task)).await;
+    let drawn = browser
+        .find(&format!(
+            "#task[data-task-id=\"{task}\"] .page[data-page=\"1\"][data-rendered=\"true\"]"
+        ))
+        .await;
+    assert_no_policy_refusal(&browser).await;
+    // Drawn, not merely sized: an undecoded page is all black (an unknown compression) or all
+    // white; the invoice's text darkens a few per cent of it.
+    let dark = browser
+        .script(
+            "const c = arguments[0].querySelector('canvas');
+             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+             let dark = 0;
+             for (let i = 0; i < d.length; i += 4) if (d[i] < 128) dark++;
+             return dark / (d.length / 4);",
+            &[Browser::arg(&drawn)],
+        )
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(
+        (0.001..0.2).contains(&dark),
+        "the page is drawn: {dark} of it is dark"
+    );
+    assert_date_outlined_on(&browser, &drawn).await;
     browser.quit().await;
     driver.stop().await;
 }

@@ -1,5 +1,6 @@
-// The document of a task: PDF pages drawn by pdf.js onto canvases, images as <img>, and the
-// outline of each field's evidence over its page (positioned in fractions, so it scales with it).
+// The document of a task: PDF pages drawn by pdf.js onto canvases, TIFF pages (which browsers
+// cannot draw) decoded by UTIF.js onto canvases, other images as <img>, and the outline of each
+// field's evidence over its page (positioned in fractions, so it scales with it).
 
 import * as api from "./api.js";
 import { h, fieldLabel } from "./ui.js";
@@ -7,6 +8,39 @@ import { h, fieldLabel } from "./ui.js";
 const PDFJS = "/assets/vendor/pdfjs/pdf.min.mjs";
 const PDFJS_WORKER = "/assets/vendor/pdfjs/pdf.worker.min.mjs";
 const SHOWN_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"];
+
+// UTIF.js reads pako (its inflate) as a global when it loads: classic scripts, in this order.
+const UTIF_SCRIPTS = ["/assets/vendor/pako/pako_inflate.min.js", "/assets/vendor/utif/UTIF.js"];
+
+let utif = null;
+function loadUtif() {
+  utif ??= UTIF_SCRIPTS.reduce(
+    (before, src) => before.then(() => new Promise((loaded, failed) => {
+      document.head.append(h("script", { src, onload: loaded, onerror: () => failed(new Error(`${src} did not load`)) }));
+    })),
+    Promise.resolve(),
+  ).then(() => window.UTIF);
+  return utif;
+}
+
+// The TIFF compressions UTIF.js decodes (none, CCITT G3/G4, LZW, JPEG old and new, Deflate,
+// PackBits); it draws any other as a black page, so such a page is refused before it is drawn.
+const TIFF_DEFLATE = 8;
+const TIFF_LEGACY_DEFLATE = 32946; // the same zlib stream under its older code (libtiff writes it)
+const TIFF_DECODED = [1, 3, 4, 5, 6, 7, TIFF_DEFLATE, 32773];
+
+/** The compression of TIFF page `ifd`, legacy Deflate renamed as the Deflate it is. */
+function tiffCompression(ifd) {
+  const code = (ifd.t259 && ifd.t259[0]) || 1;
+  if (code === TIFF_LEGACY_DEFLATE) ifd.t259 = [TIFF_DEFLATE];
+  return code === TIFF_LEGACY_DEFLATE ? TIFF_DEFLATE : code;
+}
+
+/** The pages of a TIFF: its image directories but the reduced-resolution ones (thumbnails). */
+function tiffPages(UTIF, bytes) {
+  const reduced = (ifd) => ((ifd.t254 && ifd.t254[0]) || 0) & 1;
+  return UTIF.decode(bytes).filter((ifd) => !reduced(ifd));
+}
 
 let pdfjs = null;
 async function loadPdfjs() {
@@ -97,7 +131,39 @@ export function renderDocument(container, taskId, evidence, onOutline) {
       if (!disposed) el.dataset.rendered = "true";
       container.append(h("p", { class: "doc-links" }, download));
     } else if (type === "image/tiff") {
-      message("This document is a TIFF image, which browsers cannot display. Download it to view it in another program; the fields on this page still work.", download);
+      const UTIF = await loadUtif();
+      const bytes = await blob.arrayBuffer();
+      let pages;
+      try {
+        pages = tiffPages(UTIF, bytes);
+      } catch {
+        pages = [];
+      }
+      if (!pages.length) {
+        message("This TIFF image could not be read here; the fields on this page still work.", download);
+        return;
+      }
+      for (let n = 1; n <= pages.length && !disposed; n++) {
+        const ifd = pages[n - 1];
+        const canvas = h("canvas", { role: "img", "aria-label": `Page ${n} of ${pages.length}` });
+        const el = page(n, canvas, `Page ${n}`);
+        try {
+          const compression = tiffCompression(ifd);
+          if (!TIFF_DECODED.includes(compression)) throw new Error(`compression ${compression} is not decoded here`);
+          UTIF.decodeImage(bytes, ifd);
+          canvas.width = ifd.width;
+          canvas.height = ifd.height;
+          el.style.aspectRatio = `${ifd.width} / ${ifd.height}`;
+          const rgba = new Uint8ClampedArray(UTIF.toRGBA8(ifd).buffer);
+          canvas.getContext("2d").putImageData(new ImageData(rgba, ifd.width, ifd.height), 0, 0);
+        } catch (e) {
+          // An encoding UTIF.js does not decode: this page only.
+          el.replaceChildren(h("p", { class: "doc-message" }, `Page ${n} could not be drawn (${e.message}).`));
+          continue;
+        }
+        if (!disposed) el.dataset.rendered = "true";
+      }
+      container.append(h("p", { class: "doc-links" }, download));
     } else {
       message(`This document's type (${type || "unknown"}) cannot be displayed here; the fields on this page still work.`, download);
     }

@@ -1,6 +1,6 @@
 //! The review page's files (`crates/cli/assets/review/`), built into the binary so that the
-//! page works offline and needs nothing beside `docket`. pdf.js is vendored there by
-//! `scripts/vendor-pdfjs.sh`. A test checks that this table and the directory hold the same
+//! page works offline and needs nothing beside `docket`. pdf.js (PDF pages), UTIF.js and pako's
+//! inflate (TIFF pages) are vendored there by `scripts/vendor-js.sh`. A test checks that this table and the directory hold the same
 //! files.
 
 /// One file of the page: its path under `/assets/` (`index.html` is also `/`), its content
@@ -35,6 +35,12 @@ pub(super) const ASSETS: &[Asset] = assets![
     "vendor/pdfjs/pdf.worker.min.mjs",
     "vendor/pdfjs/LICENSE",
     "vendor/pdfjs/VERSION",
+    "vendor/utif/UTIF.js",
+    "vendor/utif/LICENSE",
+    "vendor/utif/VERSION",
+    "vendor/pako/pako_inflate.min.js",
+    "vendor/pako/LICENSE",
+    "vendor/pako/VERSION",
 ];
 
 /// The content type of a file of the page, by its extension.
