@@ -31,6 +31,7 @@
 //! exist) is given back at once. One taken for a start whose answer was lost is kept: the
 //! execution may run, and the redelivery finds the slot its own. `running` is not paced.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{give_back_job_slot, take_job_slot, take_turn, Rules};
@@ -76,8 +77,8 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
 impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let quotas = self.rules.quotas(&self.admission).await?;
-        let one_page = serde_json::from_value::<ExecutionInput>(input.clone())
-            .is_ok_and(|execution| execution.run.one_page());
+        // (Read in place: the input is not copied.)
+        let one_page = ExecutionInput::deserialize(input).is_ok_and(|e| e.run.one_page());
         let (pacer, call) = if one_page {
             (ONE_PAGE_EXECUTIONS_PACER, self.rules.detect)
         } else {

@@ -59,9 +59,10 @@ fn part_suffix(rest: &str) -> usize {
     };
     let part = after.split_whitespace().next().unwrap_or("");
     let ok = (1..=3).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric());
-    match ok {
-        true => rest.len() - after.len() + part.len(),
-        false => 0,
+    if ok {
+        rest.len() - after.len() + part.len()
+    } else {
+        0
     }
 }
 
