@@ -86,6 +86,15 @@ async fn relative_box(
         .await
 }
 
+/// Whom the page says it is signed in as, once `GET /me` has answered (its text says so too).
+async fn signed_in_as(browser: &Browser) -> String {
+    let whoami = browser.find("#whoami[data-reviewer]").await;
+    let reviewer = browser.attribute(&whoami, "data-reviewer").await.unwrap();
+    let text = browser.text(&whoami).await;
+    assert!(text.contains(&reviewer), "{text:?}");
+    reviewer
+}
+
 /// The page kept to its own Content-Security-Policy (a refused inline style would leave the
 /// outlines unplaced; a refused script, a document undrawn).
 async fn assert_no_policy_refusal(browser: &Browser) {
@@ -161,10 +170,7 @@ async fn a_reviewer_corrects_the_date_on_the_page_and_the_run_completes_with_it(
         [first.clone(), task.clone()],
         "oldest first, as the API lists them"
     );
-    assert!(browser
-        .text(&browser.find("#whoami").await)
-        .await
-        .contains("alice"));
+    assert_eq!(signed_in_as(&browser).await, "alice");
     std::fs::write(
         screenshot_path("review-queue.png"),
         browser.screenshot().await,
@@ -354,10 +360,7 @@ async fn a_reviewer_of_another_tenant_sees_an_empty_queue_and_not_the_task_and_h
     let browser = driver.browser(1280, 800).await;
 
     browser.go(&page.url).await;
-    assert!(browser
-        .text(&browser.find("#whoami").await)
-        .await
-        .contains("mallory"));
+    assert_eq!(signed_in_as(&browser).await, "mallory");
     browser.find("#queue .empty").await;
     assert!(browser.all("#queue a.task").await.is_empty());
     // The same page as alice lists her task: the queue above was empty for mallory alone.

@@ -61,7 +61,9 @@ window.addEventListener("hashchange", () => route());
 
 api.me().then(
   (me) => {
-    document.getElementById("whoami").textContent = `Signed in as ${me.reviewer} (${me.tenant})`;
+    const whoami = document.getElementById("whoami");
+    whoami.textContent = `Signed in as ${me.reviewer} (${me.tenant})`;
+    whoami.dataset.reviewer = me.reviewer;
   },
   (e) => {
     document.getElementById("whoami").textContent = "Not signed in";
