@@ -1,7 +1,10 @@
 // The review API as the page sees it: same origin, under /api (the local server signs each call
 // with the reviewer's credentials and forwards it).
 
-/** An answer other than 2xx: `status`, and the body's `error`, `message` and `task` if any. */
+/**
+ * An answer other than 2xx: `status`, and the body's `error`, `message`, `task` and `field` (the
+ * correction it refuses) if any.
+ */
 export class ApiError extends Error {
   constructor(status, body) {
     const name = (body && body.error) || `HTTP ${status}`;
@@ -11,6 +14,7 @@ export class ApiError extends Error {
     this.error = name;
     this.detail = message;
     this.task = body && body.task ? body.task : null;
+    this.field = body && typeof body.field === "string" ? body.field : null;
   }
 }
 

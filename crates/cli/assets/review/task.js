@@ -12,11 +12,6 @@ import {
 const EXPIRED = "Conflict.ReviewExpired";
 const ALREADY_DECIDED = "Conflict.AlreadyDecided";
 
-/** The field a refusal's message names ("correction of invoice_date must be …"), if any. */
-function fieldNamed(message, among) {
-  return among.find((f) => new RegExp(`\\b${f}\\b`).test(message || "")) || null;
-}
-
 /** Shows task `id` in `main`; `go(hash)` navigates. Answers the view's controller. */
 export function show(main, id, go) {
   let disposed = false;
@@ -204,11 +199,10 @@ export function show(main, id, go) {
       } else if (e.error === EXPIRED || e.error.endsWith("Expired") || e.status === 410) {
         notify("expired", `${e.task ? expirySummary(e.task) : `Expired: ${e.detail}`}; the decision was not recorded.`);
         close(e.task || { status: "expired" }, "expired").focus();
-      } else if (e.status === 400 && fieldNamed(e.detail, Object.keys(decision.set || {}))) {
-        const f = fieldNamed(e.detail, Object.keys(decision.set || {}));
-        setError(f, e.detail);
+      } else if (e.status === 400 && Object.keys(decision.set || {}).includes(e.field)) {
+        setError(e.field, e.detail);
         notify("error", e.message);
-        focusField(f);
+        focusField(e.field);
       } else {
         notify("error", e.message);
       }

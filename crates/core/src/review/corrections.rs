@@ -27,6 +27,25 @@ pub fn apply_corrections(
     Ok(overlay(fields, &checked, reviewer))
 }
 
+/// The corrected field that `error` refuses: the first correction, in name order, that is
+/// refused on its own with that very error ([`apply_corrections`] checks them in that order and
+/// stops at the first). `None` when the error is about something else (a decision's reason, say).
+/// A page marks it beside the refusal (review-api answers it as `field`).
+pub fn refused_field(
+    corrections: &BTreeMap<String, String>,
+    config: &PipelineConfig,
+    error: &Error,
+) -> Option<String> {
+    let refusal = |name: &String, value: &String| {
+        let alone = BTreeMap::from([(name.clone(), value.clone())]);
+        check_corrections(&alone, config).err()
+    };
+    let (name, own) = corrections
+        .iter()
+        .find_map(|(name, value)| Some((name, refusal(name, value)?)))?;
+    (own.to_string() == error.to_string()).then(|| name.clone())
+}
+
 /// The field-level diff from `before` to `after`: every field of `after` that is new or whose
 /// value or confidence differs, in field order. (Corrections never remove a field, so removals
 /// are not represented.)

@@ -54,7 +54,7 @@ mod ids;
 mod rules;
 mod task;
 
-pub use corrections::{apply_corrections, diff};
+pub use corrections::{apply_corrections, diff, refused_field};
 pub use decision::{FieldChange, FieldValue, ReviewDecision, Reviewer, Verdict, MAX_TEXT_CHARS};
 pub use evidence::{outlines, Evidence};
 pub use ids::{task_id_for, TaskId};

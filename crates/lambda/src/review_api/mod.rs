@@ -234,6 +234,11 @@ fn status_of(e: &Error) -> u16 {
 /// carries its message (ours, naming what to fix); a server error only its name and a generic
 /// message, since its message may quote a dependency (an SDK error, a table name).
 fn failed(e: &Error, task: Option<Value>) -> Value {
+    failure(e, task, None)
+}
+
+/// [`failed`]'s answer, naming the refused correction's `field` when there is one.
+fn failure(e: &Error, task: Option<Value>, field: Option<String>) -> Value {
     let status = status_of(e);
     let message = if status < 500 {
         e.to_string()
@@ -244,6 +249,9 @@ fn failed(e: &Error, task: Option<Value>) -> Value {
     let mut body = json!({"error": e.name(), "message": message});
     if let Some(task) = task {
         body["task"] = task;
+    }
+    if let Some(field) = field {
+        body["field"] = json!(field);
     }
     respond(status, body)
 }

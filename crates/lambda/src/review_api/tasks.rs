@@ -16,7 +16,7 @@ use docket_core::steps::Context;
 use docket_core::Error;
 use serde_json::{json, Value};
 
-use super::{failed, read_json, respond};
+use super::{failed, failure, read_json, respond};
 use crate::metrics::{self, Metric};
 use crate::{span, traced, Failure};
 
@@ -191,7 +191,12 @@ pub(super) async fn decide(
                 }
                 _ => None,
             };
-            failed(&e, recorded)
+            let none = BTreeMap::new();
+            let set = match &asked {
+                step::Request::Approve { set, .. } => set,
+                step::Request::Reject { .. } => &none,
+            };
+            refused(&e, recorded, set, ctx)
         }
     }
 }
@@ -204,14 +209,22 @@ pub(super) async fn document(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    on_own_task(ports, reviewer, id, "review.document", |task| async move {
-        let url = ports
-            .blobs()
-            .presign_get(&task.document, DOCUMENT_URL_TTL)
-            .await?;
-        tracing::info!(taskId = %task.task_id, reviewer = %reviewer.id, "document URL issued");
-        Ok(json!({"url": url, "expiresInSeconds": DOCUMENT_URL_TTL.as_secs()}))
-    })
+    let fail = |e: &Error| failed(e, None);
+    on_own_task(
+        ports,
+        reviewer,
+        id,
+        "review.document",
+        fail,
+        |task| async move {
+            let url = ports
+                .blobs()
+                .presign_get(&task.document, DOCUMENT_URL_TTL)
+                .await?;
+            tracing::info!(taskId = %task.task_id, reviewer = %reviewer.id, "document URL issued");
+            Ok(json!({"url": url, "expiresInSeconds": DOCUMENT_URL_TTL.as_secs()}))
+        },
+    )
     .await
 }
 
@@ -222,12 +235,20 @@ pub(super) async fn evidence(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    on_own_task(ports, reviewer, id, "review.evidence", |task| async move {
-        let bytes = ports.blobs().get(&task.ocr).await?;
-        let ocr: OcrDocument = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::Internal(format!("the task's OCR is unreadable: {e}")))?;
-        Ok(json!(review::outlines(&task.fields, &ocr)))
-    })
+    let fail = |e: &Error| failed(e, None);
+    on_own_task(
+        ports,
+        reviewer,
+        id,
+        "review.evidence",
+        fail,
+        |task| async move {
+            let bytes = ports.blobs().get(&task.ocr).await?;
+            let ocr: OcrDocument = serde_json::from_slice(&bytes)
+                .map_err(|e| Error::Internal(format!("the task's OCR is unreadable: {e}")))?;
+            Ok(json!(review::outlines(&task.fields, &ocr)))
+        },
+    )
     .await
 }
 
@@ -256,21 +277,31 @@ pub(super) async fn check(
         Ok(c) => c,
         Err(answer) => return answer,
     };
-    on_own_task(ports, reviewer, id, "review.check", |task| async move {
-        review::apply_corrections(&task.fields, &asked.set, reviewer, &ctx.config)?;
-        Ok(json!({"ok": true}))
-    })
+    let set = &asked.set;
+    let fail = |e: &Error| refused(e, None, set, ctx);
+    on_own_task(
+        ports,
+        reviewer,
+        id,
+        "review.check",
+        fail,
+        |task| async move {
+            review::apply_corrections(&task.fields, set, reviewer, &ctx.config)?;
+            Ok(json!({"ok": true}))
+        },
+    )
     .await
 }
 
 /// The answer to a request about task `id` (as the path gives it): `work` on the task, in the
 /// run's span named `step`, if the task is the reviewer's tenant's ([`owned`]); its value with
-/// 200, or its error (not found for another tenant's task) as [`failed`] answers it.
+/// 200, or its error (not found for another tenant's task) as `fail` answers it.
 async fn on_own_task<Work, Fut>(
     ports: &impl HasReviews,
     reviewer: &Reviewer,
     id: &str,
     step: &str,
+    fail: impl FnOnce(&Error) -> Value,
     work: Work,
 ) -> Value
 where
@@ -279,13 +310,23 @@ where
 {
     let task = match owned(ports, reviewer, id).await {
         Ok(t) => t,
-        Err(e) => return failed(&e, None),
+        Err(e) => return fail(&e),
     };
     let span = task_span(step, &task);
     match traced(span, work(task)).await {
         Ok(body) => respond(200, body),
-        Err(Failure(e)) => failed(&e, None),
+        Err(Failure(e)) => fail(&e),
     }
+}
+
+/// [`failed`]'s answer to a decision or check with corrections `set`; a refused correction's
+/// also names its field (`field`, [`review::refused_field`]), which the page marks.
+fn refused(e: &Error, task: Option<Value>, set: &BTreeMap<String, String>, ctx: &Context) -> Value {
+    let field = match e.kind() {
+        ErrorKind::BadInput => review::refused_field(set, &ctx.config, e),
+        _ => None,
+    };
+    failure(e, task, field)
 }
 
 /// The span of a request about `task`: the run's ids, as `decide` logs them.

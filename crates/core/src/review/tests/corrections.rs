@@ -31,6 +31,44 @@ fn corrections_set_the_value_at_full_confidence_with_the_reviewer_as_source() {
 }
 
 #[test]
+fn the_refused_field_is_the_one_the_refusal_names() {
+    let (task, alice) = (pending_task("acme", "a.pdf"), reviewer("alice", "acme"));
+    for (given, refused) in [
+        (
+            vec![("invoice_date", "2026-04-03"), ("total_amount", "12.50")],
+            None,
+        ),
+        (
+            vec![("invoice_date", "2026-04-03"), ("total_amount", "12,5")],
+            Some("total_amount"),
+        ),
+        // two refused: the first in name order, as the error names it
+        (
+            vec![("total_amount", "x"), ("invoice_date", "31/31/2026")],
+            Some("invoice_date"),
+        ),
+        (
+            vec![("vat_number", "GB123"), ("currency", "EUR")],
+            Some("vat_number"),
+        ),
+    ] {
+        let c = corrections(&given);
+        match apply_corrections(&task.fields, &c, &alice, &config()) {
+            Err(e) => {
+                let named = refused_field(&c, &config(), &e);
+                assert_eq!(named.as_deref(), refused, "{given:?}");
+                assert!(e.to_string().contains(refused.unwrap()), "{e}");
+            }
+            Ok(_) => assert_eq!(refused, None, "{given:?}"),
+        }
+    }
+    // an error about something else names no field, even beside a refused correction
+    let c = corrections(&[("total_amount", "x")]);
+    let other = crate::Error::BadInput("the reason is too long".into());
+    assert_eq!(refused_field(&c, &config(), &other), None);
+}
+
+#[test]
 fn a_correction_of_an_unknown_field_is_bad_input_naming_the_known_fields() {
     let task = pending_task("acme", "a.pdf");
 

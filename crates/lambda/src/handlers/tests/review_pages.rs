@@ -111,7 +111,10 @@ async fn a_check_answers_what_the_decision_would_and_decides_nothing() {
         !refused.1.to_string().contains("02/11/2026"),
         "no value echoed"
     );
+    // the refused field named apart from the message, for the page to mark
+    assert_eq!(refused.1["field"], "invoice_date", "{}", refused.1);
     assert_eq!(unknown.0, 400, "{}", unknown.1);
+    assert_eq!(unknown.1["field"], "due_date", "{}", unknown.1);
     assert_eq!(accepted, (200, json!({"ok": true})));
     // Nothing was decided, sent or recorded.
     let task = w.ports.reviews.get(&id).await.unwrap().unwrap();
