@@ -6,8 +6,9 @@
 set -euo pipefail
 
 packages=(tesseract-ocr tesseract-ocr-eng poppler-utils zip unzip curl jq)
-# --browser: also the headless browser the review page's tests drive (tests/browser).
-[ "${1:-}" != "--browser" ] || packages+=(chromium chromium-driver)
+# --browser: also the headless browser the review page's tests drive (tests/browser), and
+# libtiff's tools, with which they make a multi-page TIFF.
+[ "${1:-}" != "--browser" ] || packages+=(chromium chromium-driver libtiff-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -90,39 +90,68 @@ fn assemble(objects: &[String]) -> Vec<u8> {
 
 /// The first page of `pdf` as a 200 dpi PNG, rendered by `pdftoppm`.
 pub fn png_of(pdf: &[u8]) -> Vec<u8> {
-    raster_of(pdf, &["-png"], "png")
+    let pages = Rendered::new(pdf, &["-singlefile", "-png"], "png");
+    std::fs::read(&pages.files[0]).unwrap()
 }
 
-/// The first page of `pdf` as a 200 dpi TIFF, rendered by `pdftoppm`, its strips compressed
-/// with Deflate under libtiff's legacy code (32946), which the review page must still draw.
+/// Every page of `pdf` as one 200 dpi TIFF, a page per image directory: rendered by `pdftoppm`
+/// with its strips compressed with Deflate under libtiff's legacy code (32946), which the review
+/// page must still draw, and joined by libtiff's `tiffcp` (Debian's `libtiff-tools`, which
+/// `scripts/setup.sh --browser` installs).
 pub fn tiff_of(pdf: &[u8]) -> Vec<u8> {
-    raster_of(pdf, &["-tiff", "-tiffcompression", "deflate"], "tif")
+    let pages = Rendered::new(pdf, &["-tiff", "-tiffcompression", "deflate"], "tif");
+    let joined = pages.dir.join("joined.tif");
+    let status = Command::new("tiffcp")
+        .args(&pages.files)
+        .arg(&joined)
+        .status()
+        .expect("tiffcp (libtiff-tools) must be installed");
+    assert!(status.success(), "tiffcp failed: {status}");
+    std::fs::read(joined).unwrap()
 }
 
-/// The first page of `pdf` at 200 dpi as `pdftoppm`'s `format` arguments write it, to a file
-/// with `extension`.
-fn raster_of(pdf: &[u8], format: &[&str], extension: &str) -> Vec<u8> {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "docket-render-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let source = dir.join("page.pdf");
-    std::fs::write(&source, pdf).unwrap();
-    let prefix: PathBuf = dir.join("page");
-    let status = Command::new("pdftoppm")
-        .args(["-r", "200", "-singlefile"])
-        .args(format)
-        .arg(&source)
-        .arg(&prefix)
-        .status()
-        .expect("pdftoppm (poppler-utils) must be installed");
-    assert!(status.success(), "pdftoppm failed: {status}");
-    let image = std::fs::read(prefix.with_extension(extension)).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    image
+/// The pages of a PDF as `pdftoppm` wrote them at 200 dpi (its `format` arguments), in order,
+/// in a scratch directory removed on drop.
+struct Rendered {
+    dir: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+impl Rendered {
+    fn new(pdf: &[u8], format: &[&str], extension: &str) -> Rendered {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "docket-render-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = dir.join("document.pdf");
+        std::fs::write(&source, pdf).unwrap();
+        let status = Command::new("pdftoppm")
+            .args(["-r", "200"])
+            .args(format)
+            .arg(&source)
+            .arg(dir.join("page"))
+            .status()
+            .expect("pdftoppm (poppler-utils) must be installed");
+        assert!(status.success(), "pdftoppm failed: {status}");
+        // page.png alone, or page-1.tif, page-2.tif, … (zero-padded to one width)
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == extension))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "pdftoppm wrote no .{extension} page");
+        Rendered { dir, files }
+    }
+}
+
+impl Drop for Rendered {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.dir).ok();
+    }
 }
 
 #[cfg(test)]

@@ -130,11 +130,16 @@ pub fn json_of(out: &Output) -> Value {
 
 /// An invoice whose date reads both ways: validation asks for a person.
 pub fn ambiguous_invoice(number: &str, total: &str) -> Vec<u8> {
+    invoice_pdf(&ambiguous_invoice_lines(number, total))
+}
+
+/// The lines of [`ambiguous_invoice`].
+pub fn ambiguous_invoice_lines(number: &str, total: &str) -> Vec<String> {
     let mut lines = invoice_lines(number, total);
     for line in lines.iter_mut().filter(|l| l.starts_with("Invoice Date:")) {
         *line = "Invoice Date: 03/04/2026".into();
     }
-    invoice_pdf(&lines)
+    lines
 }
 
 /// Uploads a document that needs review and waits until its task is listed for `session`.

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use docket_e2e::render;
 use docket_e2e::reviewers::{
-    ambiguous_invoice, docket, docket_bin, json_of, pending_task, pending_task_of, reviewer,
+    ambiguous_invoice_lines, docket, docket_bin, json_of, pending_task, pending_task_of, reviewer,
     wait_for_status, Session,
 };
-use docket_e2e::stack::{outputs_path, tenant, Stack};
+use docket_e2e::stack::{invoice_pdf_of_two_pages, outputs_path, tenant, Stack};
 use docket_e2e::util;
 use serde_json::Value;
 use tokio::process::{Child, Command};
@@ -416,11 +416,12 @@ async fn a_decision_on_a_task_that_expired_while_it_was_open_is_shown_as_expired
 }
 
 #[tokio::test]
-async fn a_tiff_documents_page_is_drawn_with_its_fields_outlined() {
+async fn a_tiff_documents_pages_are_drawn_with_its_fields_outlined() {
     let stack = Stack::load().await;
     let tenant = tenant();
     let alice = reviewer(&tenant, "alice").await;
-    let tiff = render::tiff_of(&ambiguous_invoice("INV-2026-0778", "125.00"));
+    let lines = ambiguous_invoice_lines("INV-2026-0778", "125.00");
+    let tiff = render::tiff_of(&invoice_pdf_of_two_pages(&lines));
     assert_eq!(&tiff[..4], b"II*\0", "a little-endian TIFF");
     let (_document, task) = pending_task_of(&stack, &tenant, &alice, "tif", tiff).await;
     let page = Page::serve(&alice).await;
@@ -453,6 +454,11 @@ async fn a_tiff_documents_page_is_drawn_with_its_fields_outlined() {
         "the page is drawn: {dark} of it is dark"
     );
     assert_date_outlined_on(&browser, &drawn).await;
+    // and its second page (the terms) below it: both image directories are pages
+    browser
+        .find(".page[data-page=\"2\"][data-rendered=\"true\"]")
+        .await;
+    assert_eq!(browser.all("#pages .page").await.len(), 2);
     browser.quit().await;
     driver.stop().await;
 }
