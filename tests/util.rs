@@ -141,6 +141,49 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
+/// `cargo build` of binary `bin` as the scripts build it, run from inside a test.
+///
+/// `--workspace`: the same feature unification as the scripts' builds, so the binary is the one
+/// they make (and is not rebuilt with another feature set). Without the variables cargo sets for
+/// the test binary itself (its package's name, manifest dir, version, …): a build script's
+/// `rerun-if-env-changed` compares them with the cargo process's own environment (ring's names
+/// `CARGO_MANIFEST_DIR` and `CARGO_PKG_NAME`), so a nested cargo that inherits them rebuilds ring
+/// and everything above it (rustls, the SDK crates: minutes), and the next build from the shell
+/// rebuilds them back.
+fn cargo_build_command(bin: &str) -> std::process::Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args(["build", "--workspace", "--bin", bin])
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(workspace_root());
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_for_the_test) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// Whether cargo sets variable `name` for the crate it runs (here: the test binary), as
+/// opposed to configuring cargo itself (`CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_TERM_*`, …).
+fn set_by_cargo_for_the_test(name: &str) -> bool {
+    const PREFIXES: [&str; 5] = [
+        "CARGO_PKG_",
+        "CARGO_MANIFEST_",
+        "CARGO_BIN_",
+        "CARGO_CRATE_",
+        "CARGO_CFG_",
+    ];
+    const NAMES: [&str; 4] = [
+        "OUT_DIR",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p)) || NAMES.contains(&name)
+}
+
 /// The workspace root (tests run with the package dir `tests/` as cwd).
 pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -151,13 +194,7 @@ pub fn workspace_root() -> std::path::PathBuf {
 
 /// Builds binary `bin` of `package` (honouring CARGO_TARGET_DIR) and returns its path.
 pub fn cargo_build(package: &str, bin: &str) -> std::path::PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let out = std::process::Command::new(cargo)
-        // --workspace: the same feature unification as the workspace build, so the binary is the
-        // one `cargo build` makes (and is not rebuilt with another feature set).
-        .args(["build", "--workspace", "--bin", bin])
-        .arg("--message-format=json-render-diagnostics")
-        .current_dir(workspace_root())
+    let out = cargo_build_command(bin)
         .stderr(std::process::Stdio::inherit())
         .output()
         .unwrap_or_else(|e| panic!("cargo build -p {package}: {e}"));
@@ -168,4 +205,43 @@ pub fn cargo_build(package: &str, bin: &str) -> std::path::PathBuf {
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == bin)
         .find_map(|m| m["executable"].as_str().map(Into::into))
         .unwrap_or_else(|| panic!("cargo reported no {bin} executable"))
+}
+
+#[cfg(test)]
+mod cargo_build_tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_build_has_none_of_the_variables_cargo_set_for_the_test() {
+        // (this test runs under cargo, which set them)
+        for set in [
+            "CARGO_MANIFEST_DIR",
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+        ] {
+            assert!(std::env::var_os(set).is_some(), "{set} is set for the test");
+        }
+        let command = cargo_build_command("docket");
+        let removed: Vec<String> = command
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect();
+        for set in [
+            "CARGO_MANIFEST_DIR",
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+        ] {
+            assert!(removed.iter().any(|r| r == set), "{set}: {removed:?}");
+        }
+        // cargo's own configuration is kept
+        for kept in [
+            "CARGO_TARGET_DIR",
+            "CARGO_HOME",
+            "CARGO_TERM_COLOR",
+            "CARGO",
+        ] {
+            assert!(!set_by_cargo_for_the_test(kept), "{kept}");
+        }
+    }
 }
