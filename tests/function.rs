@@ -20,8 +20,7 @@ const ROLE: &str = "arn:aws:iam::000000000000:role/lambda-role";
 fn testfn_zip() -> &'static [u8] {
     static ZIP: OnceLock<Vec<u8>> = OnceLock::new();
     ZIP.get_or_init(|| {
-        let binary =
-            std::fs::read(util::cargo_build("docket-testfn", "bootstrap")).expect("read bootstrap");
+        let binary = std::fs::read(util::cargo_build("bootstrap")).expect("read bootstrap");
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored)

@@ -192,13 +192,16 @@ pub fn workspace_root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
-/// Builds binary `bin` of `package` (honouring CARGO_TARGET_DIR) and returns its path.
-pub fn cargo_build(package: &str, bin: &str) -> std::path::PathBuf {
+/// Builds the workspace's binary `bin` (honouring CARGO_TARGET_DIR) and returns its path.
+pub fn cargo_build(bin: &str) -> std::path::PathBuf {
     let out = cargo_build_command(bin)
         .stderr(std::process::Stdio::inherit())
         .output()
-        .unwrap_or_else(|e| panic!("cargo build -p {package}: {e}"));
-    assert!(out.status.success(), "cargo build -p {package} failed");
+        .unwrap_or_else(|e| panic!("cargo build --workspace --bin {bin}: {e}"));
+    assert!(
+        out.status.success(),
+        "cargo build --workspace --bin {bin} failed"
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

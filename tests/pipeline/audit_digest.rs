@@ -31,7 +31,7 @@ async fn digest_now(stack: &Stack) -> Value {
 /// `docket --outputs <outputs> --output json audit verify <args>`: (exit success, report).
 pub(crate) fn verify(outputs: &str, args: &[&str]) -> (bool, Value) {
     static DOCKET: OnceLock<std::path::PathBuf> = OnceLock::new();
-    let docket = DOCKET.get_or_init(|| util::cargo_build("docket-cli", "docket"));
+    let docket = DOCKET.get_or_init(|| util::cargo_build("docket"));
     let out = std::process::Command::new(docket)
         .args(["--outputs", outputs, "--output", "json", "audit", "verify"])
         .args(args)

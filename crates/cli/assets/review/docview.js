@@ -32,8 +32,9 @@ const TIFF_DECODED = [1, 3, 4, 5, 6, 7, TIFF_DEFLATE, 32773];
 /** The compression of TIFF page `ifd`, legacy Deflate renamed as the Deflate it is. */
 function tiffCompression(ifd) {
   const code = (ifd.t259 && ifd.t259[0]) || 1;
-  if (code === TIFF_LEGACY_DEFLATE) ifd.t259 = [TIFF_DEFLATE];
-  return code === TIFF_LEGACY_DEFLATE ? TIFF_DEFLATE : code;
+  if (code !== TIFF_LEGACY_DEFLATE) return code;
+  ifd.t259 = [TIFF_DEFLATE];
+  return TIFF_DEFLATE;
 }
 
 /** The pages of a TIFF: its image directories but the reduced-resolution ones (thumbnails). */

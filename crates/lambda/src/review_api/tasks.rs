@@ -209,13 +209,12 @@ pub(super) async fn document(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    let fail = |e: &Error| failed(e, None);
     on_own_task(
         ports,
         reviewer,
         id,
         "review.document",
-        fail,
+        |e| failed(e, None),
         |task| async move {
             let url = ports
                 .blobs()
@@ -235,13 +234,12 @@ pub(super) async fn evidence(
     reviewer: &Reviewer,
     id: &str,
 ) -> Value {
-    let fail = |e: &Error| failed(e, None);
     on_own_task(
         ports,
         reviewer,
         id,
         "review.evidence",
-        fail,
+        |e| failed(e, None),
         |task| async move {
             let bytes = ports.blobs().get(&task.ocr).await?;
             let ocr: OcrDocument = serde_json::from_slice(&bytes)

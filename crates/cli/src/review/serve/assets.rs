@@ -1,7 +1,7 @@
 //! The review page's files (`crates/cli/assets/review/`), built into the binary so that the
 //! page works offline and needs nothing beside `docket`. pdf.js (PDF pages), UTIF.js and pako's
-//! inflate (TIFF pages) are vendored there by `scripts/vendor-js.sh`. A test checks that this table and the directory hold the same
-//! files.
+//! inflate (TIFF pages) are vendored there by `scripts/vendor-js.sh`. A test checks that this
+//! table and the directory hold the same files.
 
 /// One file of the page: its path under `/assets/` (`index.html` is also `/`), its content
 /// type and its bytes.
