@@ -15,7 +15,10 @@
 //! errors the provider answered, the completion time against the quota-bound ideal (the time
 //! the quotas alone force: reads at the rate, each its simulated duration), p50/p95 latency from
 //! upload to the execution's end, state transitions, invocations and DynamoDB writes per document,
-//! the peak of concurrent Textract jobs and the bill per 1,000 documents. The quotas stay lowered
+//! the peak of concurrent Textract jobs, the bill per 1,000 documents, and the machine's CPU
+//! time over the burst (every process: LocalStack, the Lambdas, this bench) with the time its
+//! cores alone need for it, so that a completion bound by the machine is told from one bound by
+//! the quotas or the design ([`machine`]). The quotas stay lowered
 //! afterwards: run it on a LocalStack of its own (`scripts/bench.sh scale` does).
 
 use std::collections::BTreeMap;
@@ -26,6 +29,7 @@ use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_core::admission::{Quotas, DETECT_TEXT, START_TEXT_DETECTION};
 use docket_core::ids::RunId;
 use docket_e2e::reviewers::record_quotas;
+use docket_e2e::scale::machine;
 use docket_e2e::scale::quota::quota_bound_seconds;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::{metering, util};
@@ -227,6 +231,7 @@ async fn main() {
         })
         .collect();
     let mark = metering::mark().await;
+    let cpu_before = machine::read();
     let (first_ms, clock) = (now_ms(), Instant::now());
     let mut uploads = tokio::task::JoinSet::new();
     let mut uploaded_ms = vec![0i64; n];
@@ -269,12 +274,17 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_secs(15)).await;
     };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu = cpu_before
+        .zip(machine::read())
+        .map(|(a, b)| machine::used(a, b, clock.elapsed().as_secs_f64(), cores));
     let burst = Burst {
         mark,
         first_ms,
         uploaded_ms,
         done,
         ideal,
+        cpu: cpu.map(|cpu| (cpu, cores)),
     };
     report(&stack, &settings, &region, &burst, &tenant).await;
 }
@@ -291,6 +301,8 @@ struct Burst {
     done: BTreeMap<usize, Ended>,
     /// The quota-bound ideal (s).
     ideal: f64,
+    /// The machine's CPU use from the first upload to the last poll, and its cores.
+    cpu: Option<(machine::CpuUse, usize)>,
 }
 
 /// Prints the run's figures (the module docs list them).
@@ -339,6 +351,7 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         *statuses.entry(status).or_default() += 1;
     }
     let per = |x: usize| x as f64 / n as f64;
+    let per_f = |x: f64| x / n as f64;
     println!(
         "bench-scale: {n} one-page documents dropped at once; quotas {} reads (and starts) a \
          second, {} jobs at once, {} ms arrival jitter; {} s a page",
@@ -383,6 +396,23 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         "bench-scale:   Textract calls admitted: {}; peak concurrent Textract jobs: {} (limit {})",
         seen["admitted"], seen["peakJobs"], settings.jobs
     );
+    if let Some((cpu, cores)) = burst.cpu {
+        let floor = machine::floor_seconds(cpu.busy_seconds, cores);
+        let bound = if floor > burst.ideal {
+            "the machine"
+        } else {
+            "the quotas"
+        };
+        println!(
+            "bench-scale:   machine: {:.0} CPU s busy ({:.2} a document, {:.0} % of {cores} \
+             cores); its cores alone need {floor:.0} s for that work ({:.3} x the quota-bound \
+             ideal): {bound} bind",
+            cpu.busy_seconds,
+            per_f(cpu.busy_seconds),
+            100.0 * cpu.utilisation,
+            floor / burst.ideal.max(1e-9)
+        );
+    }
     println!("bench-scale:   OCR cache: {cache}");
     usage.bill().print("documents of the burst");
 }

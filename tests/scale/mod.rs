@@ -24,6 +24,7 @@
 //! that lets calls bunch up is caught as a refusal. Times are seconds; randomness comes from a
 //! seeded generator, so a run is repeatable.
 
+pub mod machine;
 pub mod quota;
 mod run;
 #[cfg(test)]
