@@ -36,6 +36,13 @@ use docket_e2e::{metering, util};
 use reqwest::Method;
 use serde_json::{json, Value};
 
+/// LocalStack's process id, as `scripts/localstack.sh` recorded it in the stack's local dir.
+fn localstack_pid() -> Option<u32> {
+    let dir = std::env::var("DOCKET_LOCAL_DIR").ok()?;
+    let pid = std::fs::read_to_string(format!("{dir}/localstack.pid")).ok()?;
+    pid.trim().parse().ok()
+}
+
 /// What the run is asked to do (environment, with defaults).
 struct Settings {
     documents: usize,
@@ -231,7 +238,9 @@ async fn main() {
         })
         .collect();
     let mark = metering::mark().await;
+    let localstack = localstack_pid();
     let cpu_before = machine::read();
+    let localstack_before = localstack.and_then(machine::read_process);
     let (first_ms, clock) = (now_ms(), Instant::now());
     let mut uploads = tokio::task::JoinSet::new();
     let mut uploaded_ms = vec![0i64; n];
@@ -275,16 +284,21 @@ async fn main() {
         tokio::time::sleep(Duration::from_secs(15)).await;
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let cpu = cpu_before
-        .zip(machine::read())
-        .map(|(a, b)| machine::used(a, b, clock.elapsed().as_secs_f64(), cores));
+    let (wall, cpu_after) = (clock.elapsed().as_secs_f64(), machine::read());
+    let localstack_after = localstack.and_then(machine::read_process);
+    let cpu = cpu_before.zip(cpu_after).map(|readings| {
+        let (before, after) = readings;
+        let process = localstack_before.zip(localstack_after);
+        let localstack = process.map(|t| machine::process_seconds(t, readings, wall, cores));
+        (machine::used(before, after, wall, cores), localstack)
+    });
     let burst = Burst {
         mark,
         first_ms,
         uploaded_ms,
         done,
         ideal,
-        cpu: cpu.map(|cpu| (cpu, cores)),
+        cpu: cpu.map(|(cpu, localstack)| (cpu, localstack, cores)),
     };
     report(&stack, &settings, &region, &burst, &tenant).await;
 }
@@ -301,8 +315,9 @@ struct Burst {
     done: BTreeMap<usize, Ended>,
     /// The quota-bound ideal (s).
     ideal: f64,
-    /// The machine's CPU use from the first upload to the last poll, and its cores.
-    cpu: Option<(machine::CpuUse, usize)>,
+    /// The machine's CPU use from the first upload to the last poll, LocalStack's own CPU
+    /// seconds, and the machine's cores.
+    cpu: Option<(machine::CpuUse, Option<f64>, usize)>,
 }
 
 /// Prints the run's figures (the module docs list them).
@@ -396,22 +411,26 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         "bench-scale:   Textract calls admitted: {}; peak concurrent Textract jobs: {} (limit {})",
         seen["admitted"], seen["peakJobs"], settings.jobs
     );
-    if let Some((cpu, cores)) = burst.cpu {
+    if let Some((cpu, localstack, cores)) = burst.cpu {
+        let ideal = burst.ideal.max(1e-9);
         let floor = machine::floor_seconds(cpu.busy_seconds, cores);
-        let bound = if floor > burst.ideal {
-            "the machine"
-        } else {
-            "the quotas"
-        };
         println!(
             "bench-scale:   machine: {:.0} CPU s busy ({:.2} a document, {:.0} % of {cores} \
              cores); its cores alone need {floor:.0} s for that work ({:.3} x the quota-bound \
-             ideal): {bound} bind",
+             ideal)",
             cpu.busy_seconds,
             per_f(cpu.busy_seconds),
             100.0 * cpu.utilisation,
-            floor / burst.ideal.max(1e-9)
+            floor / ideal
         );
+        if let Some(seconds) = localstack {
+            println!(
+                "bench-scale:   LocalStack's process: {seconds:.0} CPU s ({:.2} a document; \
+                 one Python process, about one core at most: {:.3} x the quota-bound ideal)",
+                per_f(seconds),
+                seconds / ideal
+            );
+        }
     }
     println!("bench-scale:   OCR cache: {cache}");
     usage.bill().print("documents of the burst");

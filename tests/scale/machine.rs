@@ -2,6 +2,9 @@
 //! between two readings of `/proc/stat`, so that a burst's completion can be set against the
 //! time the machine's cores alone need for that work, beside the time the quotas force. A run
 //! whose CPU floor is above its quota-bound ideal is bound by the machine, not by the design.
+//! LocalStack's own process is read apart: it is one Python process, and Python's interpreter
+//! lock lets it use about one core however many the machine has, so its CPU time a document
+//! bounds the pace alone.
 
 /// One reading of the machine's CPU counters (`/proc/stat`'s first line, in clock ticks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,34 @@ pub fn parse_proc_stat(text: &str) -> Option<CpuReading> {
 /// The machine's counters now (`None` where there is no `/proc/stat`).
 pub fn read() -> Option<CpuReading> {
     parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The CPU ticks process `pid` has spent, user and system (`/proc/<pid>/stat`'s 14th and 15th
+/// fields), or `None` when it is not there.
+pub fn parse_process_stat(text: &str) -> Option<u64> {
+    // The command name (2nd field) is in parentheses and may hold spaces: count after it.
+    let after = text.get(text.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some(ticks(11)? + ticks(12)?)
+}
+
+/// Process `pid`'s CPU ticks now.
+pub fn read_process(pid: u32) -> Option<u64> {
+    parse_process_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The CPU seconds a process spent between two readings of its ticks, the machine's readings
+/// `before` and `after` (taken with them, `wall_seconds` apart on `cores` cores) telling how
+/// long a tick is.
+pub fn process_seconds(
+    ticks: (u64, u64),
+    (before, after): (CpuReading, CpuReading),
+    wall_seconds: f64,
+    cores: usize,
+) -> f64 {
+    let total = after.total.saturating_sub(before.total).max(1) as f64;
+    ticks.1.saturating_sub(ticks.0) as f64 / total * wall_seconds * cores as f64
 }
 
 /// What the machine did between two readings taken `wall_seconds` apart on `cores` cores.
@@ -89,8 +120,26 @@ mod tests {
     }
 
     #[test]
+    fn a_process_ticks_are_its_user_and_system_time() {
+        let stat = "4242 (python -m x) S 1 4242 4242 0 -1 4194560 9 0 0 0 700 55 3 4 20 0";
+        assert_eq!(parse_process_stat(stat), Some(755));
+        assert_eq!(parse_process_stat("4242 (python"), None);
+        // 2,000 ticks of the machine on 2 cores in 10 s are 100 a second per core: 500 ticks
+        // of the process are 5 s
+        let machine = (
+            CpuReading { busy: 0, total: 0 },
+            CpuReading {
+                busy: 0,
+                total: 2000,
+            },
+        );
+        assert!((process_seconds((100, 600), machine, 10.0, 2) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn this_machine_has_counters() {
         let (a, b) = (read().unwrap(), read().unwrap());
         assert!(b.total >= a.total && a.total > 0 && a.busy <= a.total);
+        assert!(read_process(std::process::id()).is_some());
     }
 }
