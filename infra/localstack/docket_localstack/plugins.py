@@ -123,6 +123,13 @@ class DashboardProviderPlugin(CloudFormationResourceProviderPlugin):
 
 
 @hooks.on_infra_start()
+def register_jsonpath_cache():
+    from docket_localstack.jsonpath_cache import install
+
+    install()
+
+
+@hooks.on_infra_start()
 def register_sfn_callbacks():
     from docket_localstack.sfn_callbacks import install
 
