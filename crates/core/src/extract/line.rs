@@ -2,7 +2,7 @@
 //! confidence of a value: the lowest confidence of its words, discounted when its digits were
 //! repaired from OCR look-alikes.
 
-use super::OCR_REPAIRED;
+use super::{OCR_REPAIRED, OVERLAPPING_WORDS};
 use crate::model::fields::Field;
 use crate::ocr::{BoundingBox, Line, OcrDocument, Word};
 
@@ -73,6 +73,11 @@ impl Ctx<'_> {
     ) -> f64 {
         let quality = if self.changed[start..end].iter().any(|c| *c) {
             quality * OCR_REPAIRED
+        } else {
+            quality
+        };
+        let quality = if overlaps_a_neighbour(self.line, start, end) {
+            quality * OVERLAPPING_WORDS
         } else {
             quality
         };
@@ -165,6 +170,27 @@ fn span_confidence(line: &Line, start: usize, end: usize, elsewhere: &dyn Fn(&st
         .map(|(_, _, w)| w.confidence.max(elsewhere(&w.text)))
         .reduce(f64::min)
         .unwrap_or(line.confidence)
+}
+
+/// Whether a word overlapping `start..end` of the line's text shares much of its room on the
+/// page with the word before or after it (more than a quarter of the narrower one's width):
+/// the OCR split one printed token into two words, or read the same glyphs twice
+/// (`INV-2026-1007` with `70` inside its box, for `INV-2026-100770`), so the value's text may
+/// lack what the other word holds.
+fn overlaps_a_neighbour(line: &Line, start: usize, end: usize) -> bool {
+    let spans = word_spans(line);
+    let shared = |a: &Word, b: &Word| {
+        let (a, b) = (a.bbox, b.bbox);
+        let overlap = (a.left + a.width).min(b.left + b.width) - a.left.max(b.left);
+        overlap > 0.25 * a.width.min(b.width)
+    };
+    spans.windows(2).any(|pair| {
+        let [(s1, e1, w1), (s2, e2, w2)] = pair else {
+            return false;
+        };
+        let touches_value = (*s1 < end && *e1 > start) || (*s2 < end && *e2 > start);
+        touches_value && shared(w1, w2)
+    })
 }
 
 /// Replaces `O`/`o` with `0` and `l`/`I` with `1` inside runs of digits and separators that

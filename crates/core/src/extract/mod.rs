@@ -61,6 +61,9 @@ const ORDER_SEEN: f64 = 0.95;
 const TWO_DIGIT_YEAR: f64 = 0.9;
 /// Digits repaired from OCR look-alikes (`O`→`0`, `l`/`I`→`1`).
 const OCR_REPAIRED: f64 = 0.6;
+/// A word of the value shares its room on the page with the word beside it: the OCR split one
+/// printed token in two or read its glyphs twice, and the value may lack part of it.
+const OVERLAPPING_WORDS: f64 = 0.6;
 /// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`),
 /// the config picking one.
 const CURRENCY_SYMBOL: f64 = 0.95;

@@ -130,3 +130,30 @@ fn two_total_rows_of_a_page_naming_different_amounts_are_a_guess() {
     let x = run(&[items, "Total 2,928.00"]);
     assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
 }
+
+#[test]
+fn a_value_whose_word_shares_its_room_with_the_next_is_for_a_person() {
+    // Tesseract read `INV-2026-100770` as `INV-2026-1007` with `70` inside its box: the number
+    // as read is short of its last digits, and three invoices read alike were refused as
+    // duplicates downstream. Its confidence must send it to review.
+    let split = |overlap: bool| {
+        let mut doc = placed(&[
+            (0.1, 0.05, "Northwind Traders Ltd"),
+            (0.1, 0.10, "Invoice No: INV-2026-1007 70"),
+        ]);
+        let words = &mut doc.pages[0].lines[1].words;
+        words[2].bbox.width = 0.30;
+        words[3].bbox.left = if overlap { 0.46 } else { 0.52 };
+        extract(&doc, &rules())
+    };
+    let x = split(true);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV-2026-1007"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * OVERLAPPING_WORDS,
+    );
+    // The same words apart: read as it stands.
+    let x = split(false);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV-2026-1007"));
+    assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
+}
