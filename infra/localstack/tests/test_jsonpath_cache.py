@@ -1,11 +1,13 @@
 """A JSONPath is parsed once, and reads and writes what it did before."""
 
 import unittest
+from typing import cast
 from unittest import mock
 
 from jsonpath_ng.ext.parser import ExtentedJsonPathParser
 from jsonpath_ng.parser import JsonPathParser
 from localstack.services.stepfunctions.asl.component.common.path.result_path import ResultPath
+from localstack.services.stepfunctions.asl.eval import environment
 from localstack.services.stepfunctions.asl.utils import json_path
 from localstack.services.stepfunctions.asl.utils.json_path import (
     NoSuchJsonPathError,
@@ -60,7 +62,7 @@ class ParsedOnce(unittest.TestCase):
         def evaluate():
             for i in range(20):
                 env = Environment({"run": {"runId": "r-1"}}, {"pages": i})
-                ResultPath("$.ocr.result")._eval_body(env)
+                ResultPath("$.ocr.result")._eval_body(cast(environment.Environment, env))
                 outputs.append(env.stack[-1])
 
         self.assertLessEqual(built(JsonPathParser, evaluate), 1)
