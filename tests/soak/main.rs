@@ -10,13 +10,15 @@
 //! the outcomes are excused by did happen. Transient faults lose no document: the 100-document
 //! soak redrives what failed (`docket ops redrive`) and ends with none failed. `redrive.rs`: a
 //! run failed past its retries completes on redrive, with one Textract job. `notify.rs`: a run
-//! whose OCR notification is lost polls its job after the wait and completes.
+//! whose OCR notification is lost polls its job after the wait and completes. `throttling.rs`:
+//! throttling bursts of DynamoDB and Lambda.
 
 mod faults;
 mod notify;
 mod pinned;
 mod redrive;
 mod sweep;
+mod throttling;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -125,26 +127,6 @@ async fn settle(stack: &Stack, documents: &[DocumentId], deadline: Duration) -> 
         tokio::time::sleep(Duration::from_secs(3)).await;
     }
     done
-}
-
-/// Waits (bounded) until every one of `documents` has an execution.
-async fn executions_started(stack: &Stack, documents: &[DocumentId]) {
-    let until = Instant::now() + RUN_DEADLINE;
-    loop {
-        let names = stack.execution_names().await;
-        let waiting: Vec<&DocumentId> = documents
-            .iter()
-            .filter(|d| !names.iter().any(|n| n.starts_with(&RunId::prefix_of(d))))
-            .collect();
-        if waiting.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "no execution after {RUN_DEADLINE:?} for {waiting:?}"
-        );
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
 }
 
 /// Where a document that is not final stands: each run's status, its execution's status, and
@@ -278,52 +260,6 @@ async fn unresolved_owners() -> BTreeMap<String, Option<String>> {
             Some((run.to_string(), case["owner"].as_str().map(str::to_string)))
         })
         .collect()
-}
-
-#[tokio::test]
-async fn throttling_bursts_of_dynamodb_and_lambda_at_probability_0_3_complete_every_document() {
-    let stack = patient_stack().await;
-    let dynamodb = json!([
-        {"service": "dynamodb", "region": "us-east-1", "probability": 0.3,
-         "error": {"statusCode": 400, "code": "ProvisionedThroughputExceededException"}}
-    ]);
-    let lambda = json!([
-        {"service": "lambda", "operation": "Invoke", "region": "us-east-1", "probability": 0.3,
-         "error": {"statusCode": 429, "code": "TooManyRequestsException"}}
-    ]);
-    let on = FaultsOn::on(&stack, dynamodb, None).await;
-    let (_, documents) = drop_invoices(&stack, 8, Read::Mixed).await;
-    // Lambda's throttling goes on once every upload has its execution: a throttled invoke of
-    // ingest by its queue's poller leaves the batch hidden for the visibility timeout (180 s,
-    // as on AWS), which at 0.3 a delivery would decide this test's time; that path has a test
-    // of its own (an upload whose ingest invoke is throttled waits in its queue). Here the
-    // Tasks' invokes are throttled, and DynamoDB's throttling reaches ingest too.
-    executions_started(&stack, &documents).await;
-    let lambda_on = FaultsOn::on(&stack, lambda, None).await;
-    let outcomes = settle(&stack, &documents, RUN_DEADLINE * 2).await;
-    let chaos_fired = on.chaos_fired();
-    lambda_on.off().await;
-    on.off().await;
-    assert_each_fired(
-        "Chaos-API",
-        &[
-            "dynamodb ProvisionedThroughputExceededException".into(),
-            "lambda TooManyRequestsException".into(),
-        ],
-        &chaos_fired,
-    );
-
-    let mut problems = Vec::new();
-    for o in &outcomes {
-        problems.extend(duplicates(&stack, o).await);
-        let statuses: Vec<String> = o.runs.iter().map(|r| s(r, "status")).collect();
-        if statuses != ["completed"] {
-            let errors: Vec<String> = o.runs.iter().map(|r| s(r, "error")).collect();
-            problems.push(format!("{}: {statuses:?}, errors {errors:?}", o.document));
-        }
-    }
-    assert_eq!(outcomes.len(), documents.len(), "no document lost");
-    assert!(problems.is_empty(), "{problems:#?}");
 }
 
 /// How long every Lambda Invoke is refused in the outage test: long enough for the queue's

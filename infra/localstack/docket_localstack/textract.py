@@ -245,11 +245,7 @@ def run_job(job: Job) -> None:
     except Exception as e:
         LOG.exception("textract: job %s failed", job.job_id)
         outcome = ("FAILED", f"Internal error: {e}")
-    remaining = SCALE.duration(len(pages)) - (time.monotonic() - started)
-    if remaining > 0:
-        threading.Timer(remaining, end_job, (job, pages, outcome)).start()
-    else:
-        end_job(job, pages, outcome)
+    SCALE.when_read(len(pages), started, lambda: end_job(job, pages, outcome))
 
 
 def end_job(job: Job, pages: list[Page], outcome: tuple[str, str | None]) -> None:
@@ -298,9 +294,7 @@ class TextractProvider(ServiceLifecycleHook):
             pages = read_pages(data, fmt, max_pages=1)
         except DocumentError as e:
             raise e.to_service_exception() from e
-        remaining = SCALE.duration(len(pages)) - (time.monotonic() - started)
-        if remaining > 0:
-            time.sleep(remaining)
+        SCALE.wait_read(len(pages), started)
         return {
             "DocumentMetadata": {"Pages": len(pages)},
             "Blocks": document_blocks(pages),

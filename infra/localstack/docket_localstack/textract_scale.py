@@ -9,6 +9,9 @@ under the SHA-256 of its bytes, in memory and, when ``DOCKET_TEXTRACT_CACHE_DIR`
 disk (one JSON file a document), so a later LocalStack reads them without OCR. With
 ``secondsPerPage``, an asynchronous job ends no sooner than that many seconds a page after its
 start (a cached one without holding an OCR worker), and a synchronous call answers no sooner.
+The setting is read again at each check of a read that waits (at most ``RECHECK_SECONDS``
+apart), so lowering it ends the waiting reads sooner: a test holds every job with a long
+duration and lets them all go at the moment it chooses.
 """
 
 from __future__ import annotations
@@ -17,12 +20,17 @@ import hashlib
 import json
 import os
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 from docket_localstack import settings_api
 from docket_localstack.settings_api import InvalidSetting
 from docket_localstack.textract_ocr import Line, Page, Word
+
+RECHECK_SECONDS = 1.0
+"""How often a read that waits out its simulated duration reads the setting again."""
 
 
 def pages_to_json(pages: list[Page]) -> str:
@@ -122,6 +130,27 @@ class Scale:
     def duration(self, pages: int) -> float:
         """The simulated duration of reading `pages` pages (0 without one)."""
         return (self.seconds_per_page or 0.0) * pages
+
+    def remaining(self, pages: int, started: float) -> float:
+        """What is left (s) of the simulated duration of reading `pages` pages begun at `started`
+        (``time.monotonic()``), as the setting is now."""
+        return self.duration(pages) - (time.monotonic() - started)
+
+    def when_read(self, pages: int, started: float, then: Callable[[], None]) -> None:
+        """Calls `then` once the simulated duration of `pages` pages begun at `started` has
+        passed: at once on this thread if it has, else on a timer thread, not a worker."""
+        left = self.remaining(pages, started)
+        if left <= 0:
+            then()
+            return
+        timer = threading.Timer(min(left, RECHECK_SECONDS), self.when_read, (pages, started, then))
+        timer.daemon = True
+        timer.start()
+
+    def wait_read(self, pages: int, started: float) -> None:
+        """Blocks until the simulated duration of `pages` pages begun at `started` has passed."""
+        while (left := self.remaining(pages, started)) > 0:
+            time.sleep(min(left, RECHECK_SECONDS))
 
 
 SCALE = Scale(os.environ.get("DOCKET_TEXTRACT_CACHE_DIR"))

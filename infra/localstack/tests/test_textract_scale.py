@@ -103,6 +103,34 @@ class SimulatedDuration(unittest.TestCase):
         self.assertGreaterEqual(took, 0.3)
         self.assertEqual((job.status, job.pages), ("SUCCEEDED", 1))
 
+    def test_a_held_job_ends_soon_after_its_duration_is_lowered(self):
+        scale = Scale()
+        scale.configure({"cache": True, "secondsPerPage": 3600})
+        scale.store(b"%PDF-doc", PAGES)
+        job = self.job()
+        ended = threading.Event()
+        with (
+            mock.patch.object(textract, "SCALE", scale),
+            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
+            mock.patch.object(textract, "check_document", return_value="PDF"),
+            mock.patch.object(textract, "end_job", side_effect=lambda *a: ended.set()),
+        ):
+            textract.run_job(job)
+            self.assertFalse(ended.wait(1.5), "held by the hour a page")
+            released = time.monotonic()
+            scale.configure({"secondsPerPage": None})
+            self.assertTrue(ended.wait(5), "let go when the duration is lowered")
+        self.assertLess(time.monotonic() - released, 1.5)
+
+    def test_a_synchronous_read_waits_out_a_duration_lowered_meanwhile(self):
+        scale = Scale()
+        scale.configure({"secondsPerPage": 3600})
+        threading.Timer(0.3, scale.configure, ({"secondsPerPage": 0.1},)).start()
+        started = time.monotonic()
+        scale.wait_read(2, started)
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        self.assertLess(time.monotonic() - started, 1.5)
+
     def test_without_a_simulated_duration_the_job_ends_on_the_worker(self):
         job = self.job()
         with (
