@@ -109,11 +109,14 @@ up() {
     export TMPDIR="$state/tmp"
     # An event source mapping polls an empty queue again within a second (LocalStack's default
     # backs off to 10 s): AWS's pollers long-poll, so a queued upload reaches ingest at once.
+    # And after a batch it polls again at once (LocalStack's default waits a second): AWS runs
+    # several pollers a mapping, LocalStack one, and its idle second after each batch left
+    # ingest's turns under a burst unused (SCALE.md, 2026-12-06).
     export GATEWAY_LISTEN="127.0.0.1:$port" LOCALSTACK_VOLUME_DIR="$state/volume" \
       SERVICES="${LOCALSTACK_SERVICES:-s3,sqs,sns,events,iam,sts,logs,cloudwatch,cloudformation,stepfunctions,lambda,dynamodb,textract,kms}" \
       PROVIDER_OVERRIDE_DYNAMODB=docket PROVIDER_OVERRIDE_TEXTRACT=docket \
       LAMBDA_RUNTIME_EXECUTOR=docket-process LAMBDA_RETRY_BASE_DELAY="${LAMBDA_RETRY_BASE_DELAY:-10}" \
-      LAMBDA_EVENT_SOURCE_MAPPING_MAX_BACKOFF_ON_EMPTY_POLL_SEC=1 \
+      LAMBDA_EVENT_SOURCE_MAPPING_MAX_BACKOFF_ON_EMPTY_POLL_SEC=1 LAMBDA_EVENT_SOURCE_MAPPING_POLL_INTERVAL_SEC=0 \
       EAGER_SERVICE_LOADING=1 DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 DNS_ADDRESS=0 \
       LOCALSTACK_CLI=0 OMP_THREAD_LIMIT=1
     exec setsid "$venv/bin/python" -m localstack.runtime.main >>"$log" 2>&1
