@@ -100,18 +100,11 @@ impl Drop for Resource {
         if !self.live {
             return;
         }
-        let (kind, region, name) = (self.kind, self.region.clone(), self.name.clone());
-        let deleted = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            runtime.block_on(async {
-                let config = util::aws_in(&region).await;
-                remove(kind, &config, &name).await
-            })
-        })
-        .join();
+        let (kind, region, name) = (self.kind, &self.region, &self.name);
+        let deleted = util::block_on_aside(async {
+            let config = util::aws_in(region).await;
+            remove(kind, &config, name).await
+        });
         match deleted {
             Ok(Ok(())) => {}
             Ok(Err(e)) => eprintln!("cleanup: {kind:?} {}: {e}", self.name),

@@ -9,6 +9,27 @@ use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::Value;
 
+/// Runs `future` to completion on a runtime of its own, on a thread of its own, and waits for
+/// it: how a `Drop` (which cannot await, and may run inside a runtime that must not block) undoes
+/// what a test guard set up. `Err` if the future panicked.
+pub fn block_on_aside<F>(future: F) -> std::thread::Result<F::Output>
+where
+    F: std::future::Future + Send,
+    F::Output: Send,
+{
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime")
+                    .block_on(future)
+            })
+            .join()
+    })
+}
+
 /// The LocalStack endpoint the tests talk to (`AWS_ENDPOINT_URL`, default 127.0.0.1:4566).
 pub fn endpoint() -> String {
     std::env::var("AWS_ENDPOINT_URL").unwrap_or_else(|_| "http://127.0.0.1:4566".to_string())

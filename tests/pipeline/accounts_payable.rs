@@ -296,18 +296,11 @@ impl FailTransactions {
 
 impl Drop for FailTransactions {
     fn drop(&mut self) {
-        let off = std::thread::spawn(|| {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime")
-                .block_on(util::chaos(
-                    reqwest::Method::DELETE,
-                    "faults",
-                    &fail_transactions_rule(),
-                ))
-        })
-        .join();
+        let off = util::block_on_aside(util::chaos(
+            reqwest::Method::DELETE,
+            "faults",
+            &fail_transactions_rule(),
+        ));
         if off.is_err() {
             eprintln!("cleanup: removing the chaos rule failed; check /_localstack/chaos/faults");
         }

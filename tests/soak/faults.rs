@@ -120,16 +120,11 @@ impl Drop for FaultsOn {
         if !self.live {
             return;
         }
-        let (chaos, functions) = (self.chaos.clone(), self.functions.clone());
-        let rerouted = self.rerouted.clone();
-        let off = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime")
-                .block_on(switch_off(&chaos, &functions, rerouted.as_ref()))
-        })
-        .join();
+        let off = util::block_on_aside(switch_off(
+            &self.chaos,
+            &self.functions,
+            self.rerouted.as_ref(),
+        ));
         if off.is_err() {
             eprintln!(
                 "cleanup: switching the faults off panicked; check /_localstack/chaos/faults"

@@ -121,8 +121,12 @@ impl HeldJobs {
 
     async fn release(mut self) {
         self.live = false;
-        let change = json!({"secondsPerPage": self.previous});
-        util::textract_scale(Method::POST, &change).await;
+        util::textract_scale(Method::POST, &self.restore()).await;
+    }
+
+    /// The change that puts the previous duration back.
+    fn restore(&self) -> Value {
+        json!({"secondsPerPage": self.previous})
     }
 }
 
@@ -131,15 +135,7 @@ impl Drop for HeldJobs {
         if !self.live {
             return;
         }
-        let change = json!({"secondsPerPage": self.previous});
-        let released = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime")
-                .block_on(util::textract_scale(Method::POST, &change))
-        })
-        .join();
+        let released = util::block_on_aside(util::textract_scale(Method::POST, &self.restore()));
         if released.is_err() {
             eprintln!("cleanup: letting the held Textract jobs go panicked; check /_docket/textract/scale");
         }
