@@ -43,8 +43,16 @@ impl TextractOcr {
     }
 
     /// Like [`TextractOcr::new`], with `faults` injected (tests and local runs only).
+    ///
+    /// The SDK's own retries are off: admission (`docket_core::admitted`) takes a call slot of
+    /// the quota before each call, and an SDK retry would be a call sent in no slot. The SDK
+    /// counts `ProvisionedThroughputExceededException` and `LimitExceededException` as
+    /// throttling and retries them after its own backoff, so one refused call became up to three
+    /// unpaced ones, each likely to be refused or to take the second of the next paced call. A
+    /// failed call is the caller's to retry, through admission.
     pub fn with_faults(config: &aws_config::SdkConfig, faults: &crate::Faults) -> Self {
-        let builder = aws_sdk_textract::config::Builder::from(config);
+        let builder = aws_sdk_textract::config::Builder::from(config)
+            .retry_config(aws_sdk_textract::config::retry::RetryConfig::disabled());
         TextractOcr {
             client: Client::from_conf(crate::with_faults(builder, faults).build()),
             notify: None,
@@ -242,3 +250,6 @@ impl Ocr for TextractOcr {
         Ok(OcrPoll::Succeeded(normalize(&blocks, &engine)))
     }
 }
+
+#[cfg(test)]
+mod tests;
