@@ -24,13 +24,15 @@ pub(super) struct Ctx<'a> {
     /// Position of the line in the whole document.
     pub(super) order: usize,
     line: &'a Line,
+    /// The line's words, each with its byte span in the text, located once ([`word_spans`]).
+    words: Vec<(usize, usize, &'a Word)>,
     /// The text with digit look-alikes repaired inside numbers; same byte offsets as the text.
     pub(super) repaired: String,
     /// Which bytes of `repaired` differ from the text.
     changed: Vec<bool>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     pub(super) fn text(&self) -> &str {
         &self.line.text
     }
@@ -47,19 +49,25 @@ impl Ctx<'_> {
 
     /// The horizontal extent (left, right) of the words overlapping `start..end` of the text.
     pub(super) fn span_x(&self, start: usize, end: usize) -> Option<(f64, f64)> {
-        word_spans(self.line)
-            .into_iter()
-            .filter(|(s, e, _)| *s < end && *e > start)
-            .map(|(_, _, w)| (w.bbox.left, w.bbox.left + w.bbox.width))
+        self.words_over(start, end)
+            .map(|w| (w.bbox.left, w.bbox.left + w.bbox.width))
             .reduce(|(l1, r1), (l2, r2)| (l1.min(l2), r1.max(r2)))
     }
 
     /// The byte offset of the first word that overlaps `left..right` horizontally.
     pub(super) fn word_at_x(&self, left: f64, right: f64) -> Option<usize> {
-        word_spans(self.line)
-            .into_iter()
+        self.words
+            .iter()
             .find(|(_, _, w)| w.bbox.left < right && w.bbox.left + w.bbox.width > left)
-            .map(|(s, _, _)| s)
+            .map(|(s, _, _)| *s)
+    }
+
+    /// The words overlapping `start..end` of the text.
+    fn words_over(&self, start: usize, end: usize) -> impl Iterator<Item = &'a Word> + '_ {
+        self.words
+            .iter()
+            .filter(move |(ws, we, _)| *ws < end && *we > start)
+            .map(|(_, _, w)| *w)
     }
 
     /// The lowest word confidence over a byte span of the text, times `quality`, in 0..=1;
@@ -76,12 +84,19 @@ impl Ctx<'_> {
         } else {
             quality
         };
-        let quality = if overlaps_a_neighbour(self.line, start, end) {
+        let quality = if overlaps_a_neighbour(&self.words, start, end) {
             quality * OVERLAPPING_WORDS
         } else {
             quality
         };
-        let c = span_confidence(self.line, start, end, elsewhere) * quality;
+        // The lowest confidence of the words, each at least `elsewhere(word)`; the line's own
+        // when its words cannot be located.
+        let read = self
+            .words_over(start, end)
+            .map(|w| w.confidence.max(elsewhere(&w.text)))
+            .reduce(f64::min)
+            .unwrap_or(self.line.confidence);
+        let c = read * quality;
         if c.is_finite() {
             c.clamp(0.0, 1.0)
         } else {
@@ -111,10 +126,8 @@ impl Ctx<'_> {
 
     /// The words overlapping `start..end` of the text, each with its OCR confidence.
     pub(super) fn words_in(&self, start: usize, end: usize) -> Vec<(&str, f64)> {
-        word_spans(self.line)
-            .into_iter()
-            .filter(|(ws, we, _)| *ws < end && *we > start)
-            .map(|(_, _, w)| (w.text.as_str(), w.confidence))
+        self.words_over(start, end)
+            .map(|w| (w.text.as_str(), w.confidence))
             .collect()
     }
 }
@@ -136,6 +149,7 @@ pub(super) fn pages(doc: &OcrDocument) -> Vec<Vec<Ctx<'_>>> {
                         index,
                         order,
                         line,
+                        words: word_spans(line),
                         repaired,
                         changed,
                     }
@@ -161,24 +175,12 @@ fn word_spans(line: &Line) -> Vec<(usize, usize, &Word)> {
     out
 }
 
-/// The lowest confidence of the words overlapping `start..end` of the line's text, each at
-/// least `elsewhere(word)`; the line's own confidence when its words cannot be located.
-fn span_confidence(line: &Line, start: usize, end: usize, elsewhere: &dyn Fn(&str) -> f64) -> f64 {
-    word_spans(line)
-        .into_iter()
-        .filter(|(ws, we, _)| *ws < end && *we > start)
-        .map(|(_, _, w)| w.confidence.max(elsewhere(&w.text)))
-        .reduce(f64::min)
-        .unwrap_or(line.confidence)
-}
-
 /// Whether a word overlapping `start..end` of the line's text shares much of its room on the
 /// page with the word before or after it (more than a quarter of the narrower one's width):
 /// the OCR split one printed token into two words, or read the same glyphs twice
 /// (`INV-2026-1007` with `70` inside its box, for `INV-2026-100770`), so the value's text may
 /// lack what the other word holds.
-fn overlaps_a_neighbour(line: &Line, start: usize, end: usize) -> bool {
-    let spans = word_spans(line);
+fn overlaps_a_neighbour(spans: &[(usize, usize, &Word)], start: usize, end: usize) -> bool {
     let shared = |a: &Word, b: &Word| {
         let (a, b) = (a.bbox, b.bbox);
         let overlap = (a.left + a.width).min(b.left + b.width) - a.left.max(b.left);
