@@ -259,9 +259,7 @@ async fn main() {
         .map(|i| (Stack::document_id(&tenant, &file_name(i)).to_string(), i))
         .collect();
     let mark = metering::mark().await;
-    let localstack = localstack_pid();
-    let cpu_before = machine::read();
-    let localstack_before = localstack.and_then(machine::read_process);
+    let cpu = machine::Mark::now(localstack_pid());
     let (first_ms, clock) = (now_ms(), Instant::now());
     let mut uploads = tokio::task::JoinSet::new();
     let mut uploaded_ms = vec![0i64; n];
@@ -313,22 +311,14 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_secs(15)).await;
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (wall, cpu_after) = (clock.elapsed().as_secs_f64(), machine::read());
-    let localstack_after = localstack.and_then(machine::read_process);
-    let cpu = cpu_before.zip(cpu_after).map(|readings| {
-        let (before, after) = readings;
-        let process = localstack_before.zip(localstack_after);
-        let localstack = process.map(|t| machine::process_seconds(t, readings, wall, cores));
-        (machine::used(before, after, wall, cores), localstack)
-    });
+    let cpu = cpu.usage();
     let burst = Burst {
         mark,
         first_ms,
         uploaded_ms,
         done,
         ideal,
-        cpu: cpu.map(|(cpu, localstack)| (cpu, localstack, cores)),
+        cpu,
     };
     report(&stack, &settings, &region, &burst, &tenant).await;
 }
@@ -345,9 +335,8 @@ struct Burst {
     done: BTreeMap<usize, Ended>,
     /// The quota-bound ideal (s).
     ideal: f64,
-    /// The machine's CPU use from the first upload to the last poll, LocalStack's own CPU
-    /// seconds, and the machine's cores.
-    cpu: Option<(machine::CpuUse, Option<f64>, usize)>,
+    /// The machine's CPU use from the first upload to the last poll, and LocalStack's own.
+    cpu: Option<machine::Usage>,
 }
 
 /// Prints the run's figures (the module docs list them).
@@ -442,7 +431,12 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         "bench-scale:   Textract calls admitted: {}; peak concurrent Textract jobs: {} (limit {})",
         seen["admitted"], seen["peakJobs"], settings.jobs
     );
-    if let Some((cpu, localstack, cores)) = burst.cpu {
+    if let Some(machine::Usage {
+        machine: cpu,
+        process_seconds: localstack,
+        cores,
+    }) = burst.cpu
+    {
         let ideal = burst.ideal.max(1e-9);
         let floor = machine::floor_seconds(cpu.busy_seconds, cores);
         println!(

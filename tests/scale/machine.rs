@@ -88,6 +88,51 @@ pub fn floor_seconds(busy_seconds: f64, cores: usize) -> f64 {
     busy_seconds / cores.max(1) as f64
 }
 
+/// What a stretch of work used of the machine, and of one process on it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Usage {
+    /// The machine's use.
+    pub machine: CpuUse,
+    /// The process's CPU seconds, when it could be read at both ends.
+    pub process_seconds: Option<f64>,
+    /// The machine's cores.
+    pub cores: usize,
+}
+
+/// The machine's counters, and those of one process (`pid`), at the start of a stretch.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    machine: Option<CpuReading>,
+    process: Option<(u32, u64)>,
+    at: std::time::Instant,
+}
+
+impl Mark {
+    /// Reads the counters now.
+    pub fn now(pid: Option<u32>) -> Mark {
+        Mark {
+            machine: read(),
+            process: pid.and_then(|pid| Some((pid, read_process(pid)?))),
+            at: std::time::Instant::now(),
+        }
+    }
+
+    /// What was used since the mark (`None` where there is no `/proc/stat`).
+    pub fn usage(&self) -> Option<Usage> {
+        let wall = self.at.elapsed().as_secs_f64();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let readings = (self.machine?, read()?);
+        let process = self
+            .process
+            .and_then(|(pid, before)| Some((before, read_process(pid)?)));
+        Some(Usage {
+            machine: used(readings.0, readings.1, wall, cores),
+            process_seconds: process.map(|t| process_seconds(t, readings, wall, cores)),
+            cores,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +186,7 @@ mod tests {
         let (a, b) = (read().unwrap(), read().unwrap());
         assert!(b.total >= a.total && a.total > 0 && a.busy <= a.total);
         assert!(read_process(std::process::id()).is_some());
+        let usage = Mark::now(Some(std::process::id())).usage().unwrap();
+        assert!(usage.process_seconds.is_some() && usage.cores > 0);
     }
 }
