@@ -27,6 +27,8 @@ pub mod s3;
 pub mod saga;
 pub mod sfn;
 pub mod sqs;
+#[cfg(test)]
+mod stand_in;
 pub mod textract;
 
 use std::sync::OnceLock;

@@ -1,15 +1,12 @@
 //! The request and answer shapes, and the client against a local HTTP server playing the Lambda
 //! Invoke API: what it sends, and how each kind of answer comes back.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::thread::JoinHandle;
-
 use aws_sdk_lambda::config::retry::RetryConfig;
 use aws_sdk_lambda::config::{BehaviorVersion, Credentials, Region, SharedCredentialsProvider};
 use serde_json::{json, Value};
 
 use super::*;
+use crate::stand_in::{Answer, StandIn};
 
 fn event() -> EventId {
     serde_json::from_value(json!("ev-0123")).unwrap()
@@ -127,60 +124,6 @@ fn a_function_error_is_its_taxonomy_name_or_else_transient() {
     assert_eq!(ok.receipt_id, None);
 }
 
-/// One scripted HTTP answer: status, extra headers, body.
-type Scripted = (u16, Vec<(&'static str, &'static str)>, String);
-
-/// A server on 127.0.0.1 that answers one request per connection with each of `answers` in
-/// turn; joined, the requests it read (request line and body).
-fn serve(answers: Vec<Scripted>) -> (u16, JoinHandle<Vec<(String, Value)>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        for (status, headers, body) in answers {
-            let (mut conn, _) = listener.accept().unwrap();
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            let end = loop {
-                if let Some(i) = request.windows(4).position(|w| w == b"\r\n\r\n") {
-                    break i + 4;
-                }
-                let n = conn.read(&mut buf).unwrap();
-                assert!(n > 0, "the client hung up first");
-                request.extend_from_slice(&buf[..n]);
-            };
-            let head = String::from_utf8_lossy(&request[..end]).into_owned();
-            let length: usize = head
-                .lines()
-                .find_map(|l| {
-                    let (name, value) = l.split_once(':')?;
-                    name.eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse().unwrap())
-                })
-                .unwrap_or(0);
-            while request.len() < end + length {
-                let n = conn.read(&mut buf).unwrap();
-                request.extend_from_slice(&buf[..n]);
-            }
-            let line = head.lines().next().unwrap().to_string();
-            seen.push((line, serde_json::from_slice(&request[end..]).unwrap()));
-            let mut out = format!(
-                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\
-                 Content-Type: application/json\r\n",
-                body.len()
-            );
-            for (name, value) in headers {
-                out.push_str(&format!("{name}: {value}\r\n"));
-            }
-            out.push_str("\r\n");
-            out.push_str(&body);
-            conn.write_all(out.as_bytes()).unwrap();
-        }
-        seen
-    });
-    (port, server)
-}
-
 /// The client of function `ap` at `127.0.0.1:port`, one attempt per call.
 fn local(port: u16) -> LambdaDownstream {
     local_with(port, &crate::Faults::none())
@@ -200,25 +143,25 @@ fn local_with(port: u16, faults: &crate::Faults) -> LambdaDownstream {
     LambdaDownstream::with_faults(&sdk, "ap", faults)
 }
 
-fn ok(body: Value) -> Scripted {
+fn ok(body: Value) -> Answer {
     (200, vec![], body.to_string())
 }
 
 #[tokio::test]
 async fn each_call_invokes_the_function_synchronously_with_its_request() {
-    let (port, server) = serve(vec![
+    let server = StandIn::scripted(vec![
         ok(json!({"receiptId": null})),
         ok(json!({"receiptId": "rc-4567"})),
         ok(json!({"voided": false, "alreadyVoided": "amended"})),
     ]);
-    let downstream = local(port);
+    let downstream = local(server.port);
     assert_eq!(downstream.receipt_for(&event()).await.unwrap(), None);
     assert_eq!(downstream.fence(&event()).await.unwrap(), Some(receipt()));
     assert_eq!(
         downstream.void(&receipt(), "withdrawn").await.unwrap(),
         Voided::AlreadyVoided("amended".into())
     );
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     for (line, _) in &seen {
         assert!(
             line.starts_with("POST /2015-03-31/functions/ap/invocations"),
@@ -240,7 +183,7 @@ async fn each_call_invokes_the_function_synchronously_with_its_request() {
 async fn function_errors_and_service_errors_come_back_classified() {
     let unhandled = vec![("X-Amz-Function-Error", "Unhandled")];
     let service = |code: &'static str| vec![("x-amzn-errortype", code)];
-    let (port, server) = serve(vec![
+    let server = StandIn::scripted(vec![
         (
             200,
             unhandled.clone(),
@@ -268,7 +211,7 @@ async fn function_errors_and_service_errors_come_back_classified() {
             json!({"message": "x"}).to_string(),
         ),
     ]);
-    let downstream = local(port);
+    let downstream = local(server.port);
     let void = downstream.void(&receipt(), "withdrawn").await.unwrap_err();
     assert_eq!(void.name(), "Conflict.UnknownReceipt", "{void}");
     let mut names = vec![];
@@ -284,7 +227,7 @@ async fn function_errors_and_service_errors_come_back_classified() {
             "Fatal.Internal"
         ]
     );
-    server.join().unwrap();
+    assert_eq!(server.seen().len(), 5, "one request a call");
 }
 
 #[cfg(feature = "fault-injection")]
@@ -295,11 +238,11 @@ async fn faults_are_injected_into_the_invoke_and_a_lost_answer_is_to_retry() {
         .rule(Rule::fail_before_send("lambda", "Invoke", "ServiceException").nth(1))
         .rule(Rule::lose_response("lambda", "Invoke").nth(2))
         .build();
-    let (port, server) = serve(vec![
+    let server = StandIn::scripted(vec![
         ok(json!({"voided": true, "alreadyVoided": null})),
         ok(json!({"voided": false, "alreadyVoided": "withdrawn"})),
     ]);
-    let downstream = local_with(port, &faults);
+    let downstream = local_with(server.port, &faults);
     let mut outcomes = vec![];
     for _ in 0..3 {
         outcomes.push(match downstream.void(&receipt(), "withdrawn").await {
@@ -315,6 +258,6 @@ async fn faults_are_injected_into_the_invoke_and_a_lost_answer_is_to_retry() {
             "AlreadyVoided(\"withdrawn\")"
         ]
     );
-    assert_eq!(server.join().unwrap().len(), 2, "the first never left");
+    assert_eq!(server.seen().len(), 2, "the first never left");
     assert_eq!((faults.injected_by(0), faults.injected_by(1)), (1, 1));
 }
