@@ -28,6 +28,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_core::admission::{Quotas, DETECT_TEXT, START_TEXT_DETECTION};
 use docket_core::ids::RunId;
+use docket_core::ports::RunStatus;
 use docket_e2e::reviewers::record_quotas;
 use docket_e2e::scale::machine;
 use docket_e2e::scale::quota::quota_bound_seconds;
@@ -35,6 +36,9 @@ use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::{metering, util};
 use reqwest::Method;
 use serde_json::{json, Value};
+
+/// The status of a run that waits for a person: left out of completion and latency.
+const WAITING_FOR_A_PERSON: &str = RunStatus::AwaitingReview.as_str();
 
 /// LocalStack's process id, as `scripts/localstack.sh` recorded it in the stack's local dir.
 fn localstack_pid() -> Option<u32> {
@@ -218,7 +222,7 @@ async fn waiting_for_a_person(
     for i in (0..n).filter(|i| !done.contains_key(i)) {
         let document = Stack::document_id(tenant, &file_name(i));
         let runs = stack.runs(&document).await;
-        waiting += usize::from(runs.iter().any(|r| s(r, "status") == "awaiting_review"));
+        waiting += usize::from(runs.iter().any(|r| s(r, "status") == WAITING_FOR_A_PERSON));
     }
     waiting
 }
@@ -397,7 +401,7 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
          {statuses:?}",
         done.len() - succeeded,
         n - done.len(),
-        statuses.get("awaiting_review").copied().unwrap_or(0)
+        statuses.get(WAITING_FOR_A_PERSON).copied().unwrap_or(0)
     );
     println!(
         "bench-scale:   quota errors answered by the provider: {refused} ({})",

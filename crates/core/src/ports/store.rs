@@ -66,7 +66,7 @@ impl RunStatus {
     }
 
     /// The name stored and shown.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             RunStatus::Started => "started",
             RunStatus::Completed => "completed",
