@@ -141,8 +141,9 @@ pub async fn invocations_since(stack: &Stack, mark: &Mark) -> usize {
     reports_since(stack, mark.since_ms).await.len()
 }
 
-/// The REPORT lines (after `REPORT `) every function logged since `since_ms`.
-async fn reports_since(stack: &Stack, since_ms: i64) -> Vec<String> {
+/// The REPORT lines (after `REPORT `) every function logged since `since_ms`, each with its
+/// function's log group.
+async fn reports_since(stack: &Stack, since_ms: i64) -> Vec<(String, String)> {
     let groups = stack
         .logs
         .describe_log_groups()
@@ -157,23 +158,27 @@ async fn reports_since(stack: &Stack, since_ms: i64) -> Vec<String> {
         };
         for message in stack.log_messages(name, Some(since_ms)).await {
             if let Some(report) = message.trim_start().strip_prefix("REPORT ") {
-                reports.push(report.to_string());
+                reports.push((name.to_string(), report.to_string()));
             }
         }
     }
     reports
 }
 
-/// GB-seconds billed by the REPORT lines every function logged since `since_ms`.
-async fn billed_gb_seconds(stack: &Stack, since_ms: i64) -> f64 {
-    let mut gb_seconds = 0.0;
-    for report in reports_since(stack, since_ms).await {
+/// GB-seconds billed since `mark` by each function's REPORT lines, by function (its log
+/// group's name after `/aws/lambda/`), largest first.
+pub async fn gb_seconds_by_function(stack: &Stack, mark: &Mark) -> Vec<(String, f64)> {
+    let mut by_function = std::collections::BTreeMap::<String, f64>::new();
+    for (group, report) in reports_since(stack, mark.since_ms).await {
         let billed = report_field(&report, "Billed Duration: ");
         if let (Some(ms), Some(mb)) = (billed, report_field(&report, "Memory Size: ")) {
-            gb_seconds += ms / 1000.0 * mb / 1024.0;
+            let function = group.trim_start_matches("/aws/lambda/").to_string();
+            *by_function.entry(function).or_default() += ms / 1000.0 * mb / 1024.0;
         }
     }
-    gb_seconds
+    let mut by_function: Vec<(String, f64)> = by_function.into_iter().collect();
+    by_function.sort_by(|a, b| b.1.total_cmp(&a.1));
+    by_function
 }
 
 /// What the stretch since `mark` used for `documents` documents, per document: `transitions`
@@ -214,7 +219,11 @@ pub async fn usage_since(
         .filter(|r| r["service"] == "dynamodb")
         .map(dynamodb_units)
         .fold((0.0, 0.0), |(w, r), (dw, dr)| (w + dw, r + dr));
-    let gb_seconds = billed_gb_seconds(stack, mark.since_ms).await;
+    let gb_seconds: f64 = gb_seconds_by_function(stack, mark)
+        .await
+        .iter()
+        .map(|(_, gb_seconds)| gb_seconds)
+        .sum();
     let n = documents.max(1) as f64;
     Usage {
         transitions: transitions as f64 / n,

@@ -227,8 +227,15 @@ async fn waiting_for_a_person(
     waiting
 }
 
-/// Billed state transitions of `run`: the states entered and every retry of a Task.
-async fn transitions(stack: &Stack, run: &str) -> usize {
+/// What a run's history bills: its state transitions (the states entered and every retry of
+/// a Task), and its Tasks' failures by state and error (each one retried is one transition).
+#[derive(Default)]
+struct Billed {
+    transitions: usize,
+    failures: BTreeMap<String, usize>,
+}
+
+async fn billed(stack: &Stack, run: &str) -> Billed {
     let history = stack.history(run).await;
     let count = |kinds: &[HistoryEventType]| {
         history
@@ -244,7 +251,32 @@ async fn transitions(stack: &Stack, run: &str) -> usize {
         HistoryEventType::TaskScheduled,
         HistoryEventType::LambdaFunctionScheduled,
     ]);
-    entered + scheduled.saturating_sub(count(&[HistoryEventType::TaskStateEntered]))
+    let mut billed = Billed {
+        transitions: entered
+            + scheduled.saturating_sub(count(&[HistoryEventType::TaskStateEntered])),
+        ..Billed::default()
+    };
+    let mut state = "?";
+    for e in &history {
+        if let Some(name) = e.state_entered_event_details().map(|d| d.name()) {
+            state = name;
+        }
+        let error = e
+            .task_failed_event_details()
+            .and_then(|d| d.error())
+            .or_else(|| e.task_timed_out_event_details().and_then(|d| d.error()))
+            .or_else(|| {
+                e.lambda_function_failed_event_details()
+                    .and_then(|d| d.error())
+            });
+        if let Some(error) = error {
+            *billed
+                .failures
+                .entry(format!("{state} {error}"))
+                .or_default() += 1;
+        }
+    }
+    billed
 }
 
 #[tokio::main]
@@ -367,9 +399,13 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         .map(|(&i, e)| (e.stop_ms - burst.uploaded_ms[i]) as f64 / 1000.0)
         .collect();
     latency.sort_by(f64::total_cmp);
-    let mut transitions_total = 0;
+    let (mut transitions_total, mut failures) = (0, BTreeMap::<String, usize>::new());
     for e in done.values() {
-        transitions_total += transitions(stack, &e.run).await;
+        let run = billed(stack, &e.run).await;
+        transitions_total += run.transitions;
+        for (failure, times) in run.failures {
+            *failures.entry(failure).or_default() += times;
+        }
     }
     let mark = &burst.mark;
     let invocations = metering::invocations_since(stack, mark).await;
@@ -430,6 +466,28 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         per(failed_conditions),
         usage.dynamodb_write_units,
         per(cancelled)
+    );
+    let failures: Vec<String> = failures
+        .iter()
+        .map(|(failure, &times)| format!("{failure} {times} ({:.2})", per(times)))
+        .collect();
+    println!(
+        "bench-scale:   Task failures by state and error, in all (a document; each one retried \
+         is a billed transition): {}",
+        if failures.is_empty() {
+            "none".to_string()
+        } else {
+            failures.join(", ")
+        }
+    );
+    let by_function: Vec<String> = metering::gb_seconds_by_function(stack, mark)
+        .await
+        .iter()
+        .map(|(function, gb_seconds)| format!("{function} {:.2}", per_f(*gb_seconds)))
+        .collect();
+    println!(
+        "bench-scale:   Lambda GB-seconds a document by function: {}",
+        by_function.join(", ")
     );
     println!(
         "bench-scale:   Textract calls admitted: {}; peak concurrent Textract jobs: {} (limit {})",
