@@ -228,12 +228,21 @@ async fn waiting_for_a_person(
 }
 
 /// What a run's history bills: its state transitions (the states entered and every retry of
-/// a Task), and its Tasks' failures by state and error (each one retried is one transition).
+/// a Task), and its Tasks' failures by state and error (each one retried is one transition);
+/// and where the OCR step's time went.
 #[derive(Default)]
 struct Billed {
     transitions: usize,
     failures: BTreeMap<String, usize>,
+    /// From the execution's start to the OCR Task's first attempt (ms).
+    ocr_began_ms: Option<i64>,
+    /// From the OCR Task's last attempt to its end (ms): the OCR function's wait for its
+    /// turn, the read and the callback.
+    ocr_took_ms: Option<i64>,
 }
+
+/// The state the OCR step's Task is.
+const OCR_STATE: &str = "StartOcr";
 
 async fn billed(stack: &Stack, run: &str) -> Billed {
     let history = stack.history(run).await;
@@ -257,9 +266,24 @@ async fn billed(stack: &Stack, run: &str) -> Billed {
         ..Billed::default()
     };
     let mut state = "?";
+    let (mut started_ms, mut attempt_ms) = (None, None);
     for e in &history {
         if let Some(name) = e.state_entered_event_details().map(|d| d.name()) {
             state = name;
+        }
+        let at_ms = e.timestamp().to_millis().unwrap_or_default();
+        match e.r#type() {
+            HistoryEventType::ExecutionStarted => started_ms = Some(at_ms),
+            HistoryEventType::TaskStarted if state == OCR_STATE => {
+                if attempt_ms.is_none() {
+                    billed.ocr_began_ms = started_ms.map(|started| at_ms - started);
+                }
+                attempt_ms = Some(at_ms);
+            }
+            HistoryEventType::TaskSucceeded if state == OCR_STATE => {
+                billed.ocr_took_ms = attempt_ms.map(|attempt| at_ms - attempt);
+            }
+            _ => {}
         }
         let error = e
             .task_failed_event_details()
@@ -400,9 +424,12 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         .collect();
     latency.sort_by(f64::total_cmp);
     let (mut transitions_total, mut failures) = (0, BTreeMap::<String, usize>::new());
+    let (mut ocr_began, mut ocr_took) = (vec![], vec![]);
     for e in done.values() {
         let run = billed(stack, &e.run).await;
         transitions_total += run.transitions;
+        ocr_began.extend(run.ocr_began_ms.map(|ms| ms as f64 / 1000.0));
+        ocr_took.extend(run.ocr_took_ms.map(|ms| ms as f64 / 1000.0));
         for (failure, times) in run.failures {
             *failures.entry(failure).or_default() += times;
         }
@@ -485,6 +512,23 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         .iter()
         .map(|(function, gb_seconds)| format!("{function} {:.2}", per_f(*gb_seconds)))
         .collect();
+    for seconds in [&mut ocr_began, &mut ocr_took] {
+        seconds.sort_by(f64::total_cmp);
+    }
+    let spread = |seconds: &[f64]| match seconds.last() {
+        Some(max) => format!(
+            "p50 {:.2} s, p95 {:.2} s, max {max:.2} s",
+            percentile(seconds, 50.0),
+            percentile(seconds, 95.0)
+        ),
+        None => "none".into(),
+    };
+    println!(
+        "bench-scale:   {OCR_STATE}: first attempt after the execution's start {}; its last \
+         attempt (the turn, the read, the callback) {}",
+        spread(&ocr_began),
+        spread(&ocr_took)
+    );
     println!(
         "bench-scale:   Lambda GB-seconds a document by function: {}",
         by_function.join(", ")
