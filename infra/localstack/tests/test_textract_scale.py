@@ -4,10 +4,12 @@ the modules import LocalStack: run with the project venv from infra/localstack:
     ../../.venv/bin/python -m unittest tests/test_textract_scale.py
 """
 
+import contextlib
 import tempfile
 import threading
 import time
 import unittest
+from collections.abc import Iterator
 from unittest import mock
 
 from docket_localstack import textract
@@ -62,6 +64,27 @@ class Cache(unittest.TestCase):
         self.assertEqual(scale.duration(2), 3.0)
 
 
+def cached_scale(seconds_per_page: float) -> Scale:
+    """A scale run's settings with PAGES cached for the document read by `reading_a_pdf`."""
+    scale = Scale()
+    scale.configure({"cache": True, "secondsPerPage": seconds_per_page})
+    scale.store(b"%PDF-doc", PAGES)
+    return scale
+
+
+@contextlib.contextmanager
+def reading_a_pdf(scale: Scale, **patched: mock.MagicMock) -> Iterator[None]:
+    """The provider's job runner with `scale`'s settings, reading a one-page PDF from S3, and
+    each of `patched` (a textract module attribute's name: its stand-in) in place."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(textract, "SCALE", scale))
+        stack.enter_context(mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"))
+        stack.enter_context(mock.patch.object(textract, "check_document", return_value="PDF"))
+        for name, stand_in in patched.items():
+            stack.enter_context(mock.patch.object(textract, name, stand_in))
+        yield
+
+
 class SimulatedDuration(unittest.TestCase):
     def job(self) -> textract.Job:
         return textract.Job(
@@ -74,9 +97,6 @@ class SimulatedDuration(unittest.TestCase):
         )
 
     def test_a_cached_job_ends_after_its_simulated_duration_without_holding_the_worker(self):
-        scale = Scale()
-        scale.configure({"cache": True, "secondsPerPage": 0.3})
-        scale.store(b"%PDF-doc", PAGES)
         job = self.job()
         ended = threading.Event()
         real_end = textract.end_job
@@ -85,12 +105,9 @@ class SimulatedDuration(unittest.TestCase):
             real_end(*args)
             ended.set()
 
-        with (
-            mock.patch.object(textract, "SCALE", scale),
-            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
-            mock.patch.object(textract, "check_document", return_value="PDF"),
-            mock.patch.object(textract, "ocr_document") as ocr,
-            mock.patch.object(textract, "end_job", side_effect=end),
+        ocr = mock.MagicMock()
+        with reading_a_pdf(
+            cached_scale(0.3), ocr_document=ocr, end_job=mock.MagicMock(side_effect=end)
         ):
             started = time.monotonic()
             textract.run_job(job)
@@ -104,17 +121,10 @@ class SimulatedDuration(unittest.TestCase):
         self.assertEqual((job.status, job.pages), ("SUCCEEDED", 1))
 
     def test_a_held_job_ends_soon_after_its_duration_is_lowered(self):
-        scale = Scale()
-        scale.configure({"cache": True, "secondsPerPage": 3600})
-        scale.store(b"%PDF-doc", PAGES)
+        scale = cached_scale(3600)
         job = self.job()
         ended = threading.Event()
-        with (
-            mock.patch.object(textract, "SCALE", scale),
-            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
-            mock.patch.object(textract, "check_document", return_value="PDF"),
-            mock.patch.object(textract, "end_job", side_effect=lambda *a: ended.set()),
-        ):
+        with reading_a_pdf(scale, end_job=mock.MagicMock(side_effect=lambda *a: ended.set())):
             textract.run_job(job)
             self.assertFalse(ended.wait(1.5), "held by the hour a page")
             released = time.monotonic()
@@ -133,12 +143,7 @@ class SimulatedDuration(unittest.TestCase):
 
     def test_without_a_simulated_duration_the_job_ends_on_the_worker(self):
         job = self.job()
-        with (
-            mock.patch.object(textract, "SCALE", Scale()),
-            mock.patch.object(textract, "s3_read", return_value=b"%PDF-doc"),
-            mock.patch.object(textract, "check_document", return_value="PDF"),
-            mock.patch.object(textract, "ocr_document", return_value=PAGES),
-        ):
+        with reading_a_pdf(Scale(), ocr_document=mock.MagicMock(return_value=PAGES)):
             textract.run_job(job)
         self.assertEqual((job.status, job.pages), ("SUCCEEDED", 1))
 
