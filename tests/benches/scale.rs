@@ -15,7 +15,10 @@
 //! errors the provider answered, the completion time against the quota-bound ideal (the time
 //! the quotas alone force: reads at the rate, each its simulated duration), p50/p95 latency from
 //! upload to the execution's end, state transitions, invocations and DynamoDB writes per document,
-//! the peak of concurrent Textract jobs, the bill per 1,000 documents, and the machine's CPU
+//! the Tasks' failures by state and error (each one retried a billed transition), when the OCR
+//! step's Task began after its execution's start and how long it took, the Lambda GB-seconds a
+//! document by function, the peak of concurrent Textract jobs, the bill per 1,000 documents,
+//! and the machine's CPU
 //! time over the burst (every process: LocalStack, the Lambdas, this bench) with the time its
 //! cores alone need for it, so that a completion bound by the machine is told from one bound by
 //! the quotas or the design ([`machine`]). The quotas stay lowered
