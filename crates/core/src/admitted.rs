@@ -33,6 +33,8 @@
 //! (for the notification, then the poll loop), so a slot is never reclaimed while its job may
 //! still run. With completion by callback, the poll that gives the slot back is ocr-notified's.
 
+use std::future::Future;
+
 use crate::admission::pacer::{usable, Pace, Taken};
 use crate::admission::slots::Acquired;
 use crate::admission::{Quotas, DETECT_TEXT, GET_TEXT_DETECTION, START_TEXT_DETECTION};
@@ -167,23 +169,45 @@ pub async fn take_turn(
     pace: &Pace,
     lead_ms: i64,
 ) -> Result<Turn, Error> {
-    let mut lead = lead_ms;
+    let (turn, _) =
+        take_turn_with(admission, timer, pacer, pace, lead_ms, async { Ok(()) }).await?;
+    Ok(turn)
+}
+
+/// [`take_turn`], doing `meanwhile` once the first slot is booked and before waiting for it: its
+/// time is spent in the slot's lead, not between the slot and the call (a call sent later than
+/// `max_late` after its slot is outside what the slots are spaced for). It is done once, and
+/// not at all when the first booking finds every slot taken (`None`); its error is returned
+/// as is, the booked slot unused. If it outlasts the lead, the caller is late and takes
+/// another slot, as after a slow booking.
+pub async fn take_turn_with<R>(
+    admission: &impl Admission,
+    timer: &impl Timer,
+    pacer: &str,
+    pace: &Pace,
+    lead_ms: i64,
+    meanwhile: impl Future<Output = Result<R, Error>>,
+) -> Result<(Turn, Option<R>), Error> {
+    let (mut lead, mut meanwhile, mut done) = (lead_ms, Some(meanwhile), None);
     for _ in 0..LATE_TURNS {
         let asked = timer.now_ms();
         match admission.take_slot(pacer, pace, asked + lead).await? {
-            Taken::Busy { .. } => return Ok(Turn::Busy),
+            Taken::Busy { .. } => return Ok((Turn::Busy, done)),
             Taken::Slot { at_ms, .. } => {
                 let took = timer.now_ms() - asked;
+                if let Some(work) = meanwhile.take() {
+                    done = Some(work.await?);
+                }
                 timer.sleep_until(at_ms).await;
                 if usable(at_ms, timer.now_ms(), pace) {
-                    return Ok(Turn::Ours);
+                    return Ok((Turn::Ours, done));
                 }
                 // Taking it outlasted the lead (a slow store): ask further ahead.
                 lead = lead.max(2 * took);
             }
         }
     }
-    Ok(Turn::Late)
+    Ok((Turn::Late, done))
 }
 
 /// What waiting for a call slot came to.

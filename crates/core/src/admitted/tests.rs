@@ -304,17 +304,28 @@ async fn without_recorded_quotas_the_providers_defaults_hold_and_a_zero_is_refus
     assert_eq!(refused.unwrap_err().name(), "Fatal.BadInput");
 }
 
-/// The in-memory records behind a store that takes `take_ms` to answer a slot request (the
-/// virtual clock moves on meanwhile), as a loaded DynamoDB would.
-struct SlowStore<'a> {
-    records: MemoryAdmission,
-    timer: &'a VirtualTimer,
-    take_ms: i64,
+/// The in-memory records behind a store that takes `take_ms` to answer a slot request, and the
+/// next of `acquire_ms` (none left: no time) to answer a job slot's (the virtual clock moves on
+/// meanwhile), as a loaded DynamoDB would; after `slots_left` slot requests (`None`: no limit),
+/// every slot is taken, as if other callers had taken them meanwhile.
+pub(super) struct SlowStore<'a> {
+    pub records: MemoryAdmission,
+    pub timer: &'a VirtualTimer,
+    pub take_ms: i64,
+    pub acquire_ms: Mutex<Vec<i64>>,
+    pub slots_left: Mutex<Option<u32>>,
 }
 
 impl Admission for SlowStore<'_> {
     async fn take_slot(&self, pacer: &str, pace: &Pace, now_ms: i64) -> Result<Taken, Error> {
         self.timer.advance(self.take_ms);
+        if let Some(left) = self.slots_left.lock().unwrap().as_mut() {
+            if *left == 0 {
+                let retry_at_ms = now_ms + pace.interval_ms;
+                return Ok(Taken::Busy { retry_at_ms });
+            }
+            *left -= 1;
+        }
         self.records.take_slot(pacer, pace, now_ms).await
     }
     async fn acquire(
@@ -325,6 +336,11 @@ impl Admission for SlowStore<'_> {
         now: i64,
         lease: i64,
     ) -> Result<Acquired, Error> {
+        let delay = {
+            let mut delays = self.acquire_ms.lock().unwrap();
+            (!delays.is_empty()).then(|| delays.remove(0))
+        };
+        self.timer.advance(delay.unwrap_or(0));
         self.records.acquire(pool, holder, limit, now, lease).await
     }
     async fn release(
@@ -354,6 +370,8 @@ async fn a_slot_store_slower_than_the_lead_makes_the_caller_ask_further_ahead() 
         records: MemoryAdmission::default(),
         timer,
         take_ms: 400,
+        acquire_ms: Mutex::default(),
+        slots_left: Mutex::default(),
     };
     let recorded = Quotas::textract_defaults();
     slow.records

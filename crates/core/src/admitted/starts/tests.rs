@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::admission::{Quotas, START_TEXT_DETECTION};
+use crate::admitted::tests::SlowStore;
 use crate::admitted::AdmittedOcr;
 use crate::ids::OperationId;
 use crate::ids::Tenant;
@@ -297,4 +298,73 @@ async fn a_one_page_document_s_start_takes_no_job_slot_and_keeps_to_the_synchron
         "a pacer of their own: run 0's turn was not theirs"
     );
     assert!(at[1..].windows(2).all(|w| w[1] - w[0] >= 275), "{at:?}");
+}
+
+/// [`PacedStarts`] at 2 starts a second over a store whose job slot answers take the virtual
+/// time of `acquire_ms`, one by one.
+async fn slow_job_slots<'a>(
+    engine: &'a Clocked,
+    acquire_ms: Vec<i64>,
+) -> PacedStarts<&'a Clocked, SlowStore<'a>, &'a VirtualTimer> {
+    let store = SlowStore {
+        records: MemoryAdmission::default(),
+        timer: &engine.timer,
+        take_ms: 0,
+        acquire_ms: Mutex::new(acquire_ms),
+        slots_left: Mutex::default(),
+    };
+    let quotas = starts_a_second(2);
+    store.records.set_quotas("textract", &quotas).await.unwrap();
+    PacedStarts::new(engine, store, &engine.timer, Rules::textract())
+}
+
+#[tokio::test]
+async fn a_slow_job_slot_is_taken_while_the_turn_comes_so_starts_keep_their_spacing() {
+    // given job slots that take 600 ms, none, none, then 400 ms to take (a loaded store)
+    let engine = Clocked::default();
+    let workflow = slow_job_slots(&engine, vec![600, 0, 0, 400]).await;
+
+    // when uploads arrive at once
+    for n in 0..6 {
+        engine.timer.set(0);
+        assert_eq!(
+            workflow.start(&run(n), &json!({})).await.unwrap(),
+            Started::New
+        );
+    }
+
+    // then every start is sent at its own slot, 550 ms apart: a job slot taken after the turn
+    // had come sent its start late, next to the following one's (CI saw two 6 ms apart)
+    let at = engine.at.lock().unwrap().clone();
+    assert_eq!(at.len(), 6);
+    assert!(at.windows(2).all(|w| w[1] - w[0] >= 550), "{at:?}");
+    assert_eq!(
+        workflow.admission.records.held(&Rules::textract().pool()),
+        6
+    );
+}
+
+#[tokio::test]
+async fn a_start_late_for_its_turn_with_none_left_gives_its_new_job_slot_back() {
+    // given a start whose job slot takes a second to take, while others take every slot left
+    let engine = Clocked::default();
+    let workflow = slow_job_slots(&engine, vec![1_000]).await;
+    *workflow.admission.slots_left.lock().unwrap() = Some(1);
+
+    // when it arrives
+    let late = workflow.start(&run(0), &json!({})).await.unwrap_err();
+
+    // then it is told to come back, holding no job slot, and started nothing
+    assert_eq!(late.name(), "Transient.QuotaFull", "{late}");
+    assert!(late.to_string().contains("textract-executions"), "{late}");
+    let pool = Rules::textract().pool();
+    assert_eq!(workflow.admission.records.held(&pool), 0);
+    assert!(engine.at.lock().unwrap().is_empty());
+    // and the next delivery, with slots free again, starts it
+    *workflow.admission.slots_left.lock().unwrap() = None;
+    assert_eq!(
+        workflow.start(&run(0), &json!({})).await.unwrap(),
+        Started::New
+    );
+    assert_eq!(workflow.admission.records.held(&pool), 1);
 }
