@@ -167,7 +167,7 @@ async fn reports_since(stack: &Stack, since_ms: i64) -> Vec<(String, String)> {
 
 /// GB-seconds billed since `mark` by each function's REPORT lines, by function (its log
 /// group's name after `/aws/lambda/`), largest first.
-pub async fn gb_seconds_by_function(stack: &Stack, mark: &Mark) -> Vec<(String, f64)> {
+async fn gb_seconds_by_function(stack: &Stack, mark: &Mark) -> Vec<(String, f64)> {
     let mut by_function = std::collections::BTreeMap::<String, f64>::new();
     for (group, report) in reports_since(stack, mark.since_ms).await {
         let billed = report_field(&report, "Billed Duration: ");
@@ -183,7 +183,8 @@ pub async fn gb_seconds_by_function(stack: &Stack, mark: &Mark) -> Vec<(String, 
 
 /// What the stretch since `mark` used for `documents` documents, per document: `transitions`
 /// and `lambda_requests` counted by the caller from the runs' histories, the rest read here.
-/// `own_puts` are the caller's own S3 puts (its uploads), left out.
+/// `own_puts` are the caller's own S3 puts (its uploads), left out. Beside it, the Lambda
+/// GB-seconds it sums, by function, largest first (in all, not a document).
 pub async fn usage_since(
     stack: &Stack,
     mark: &Mark,
@@ -191,7 +192,7 @@ pub async fn usage_since(
     transitions: usize,
     lambda_requests: usize,
     own_puts: usize,
-) -> Usage {
+) -> (Usage, Vec<(String, f64)>) {
     let requests = requests_after(mark).await;
     let refused_writes: f64 = requests
         .iter()
@@ -219,13 +220,10 @@ pub async fn usage_since(
         .filter(|r| r["service"] == "dynamodb")
         .map(dynamodb_units)
         .fold((0.0, 0.0), |(w, r), (dw, dr)| (w + dw, r + dr));
-    let gb_seconds: f64 = gb_seconds_by_function(stack, mark)
-        .await
-        .iter()
-        .map(|(_, gb_seconds)| gb_seconds)
-        .sum();
+    let by_function = gb_seconds_by_function(stack, mark).await;
+    let gb_seconds: f64 = by_function.iter().map(|(_, gb_seconds)| gb_seconds).sum();
     let n = documents.max(1) as f64;
-    Usage {
+    let usage = Usage {
         transitions: transitions as f64 / n,
         lambda_requests: lambda_requests as f64 / n,
         lambda_gb_seconds: gb_seconds / n,
@@ -259,5 +257,6 @@ pub async fn usage_since(
         textract_pages: (distinct_subjects("textract", "StartDocumentTextDetection")
             + count("textract", &["DetectDocumentText"]))
             / n,
-    }
+    };
+    (usage, by_function)
 }

@@ -147,7 +147,7 @@ async fn one_document(stack: &Stack, log: &str) {
     );
     println!("bench:   dynamodb write requests: {dynamodb_writes}");
     println!("bench:   s3 puts by the pipeline: {s3_puts}");
-    let usage = metering::usage_since(stack, &mark, 1, states.len(), invocations, 1).await;
+    let (usage, _) = metering::usage_since(stack, &mark, 1, states.len(), invocations, 1).await;
     usage.bill().print("auto-approved one-page documents");
     let tables = metering::dynamodb_write_units_by_table(&mark).await;
     let tables: Vec<String> = tables.iter().map(|(t, u)| format!("{t} {u}")).collect();

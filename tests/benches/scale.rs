@@ -18,10 +18,9 @@
 //! the Tasks' failures by state and error (each one retried a billed transition), when the OCR
 //! step's Task began after its execution's start and how long it took, the Lambda GB-seconds a
 //! document by function, the peak of concurrent Textract jobs, the bill per 1,000 documents,
-//! and the machine's CPU
-//! time over the burst (every process: LocalStack, the Lambdas, this bench) with the time its
-//! cores alone need for it, so that a completion bound by the machine is told from one bound by
-//! the quotas or the design ([`machine`]). The quotas stay lowered
+//! and the machine's CPU time over the burst (every process: LocalStack, the Lambdas, this
+//! bench) with the time its cores alone need for it, so that a completion bound by the machine
+//! is told from one bound by the quotas or the design ([`machine`]). The quotas stay lowered
 //! afterwards: run it on a LocalStack of its own (`scripts/bench.sh scale` does).
 
 use std::collections::BTreeMap;
@@ -230,11 +229,11 @@ async fn waiting_for_a_person(
     waiting
 }
 
-/// What a run's history bills: its state transitions (the states entered and every retry of
-/// a Task), and its Tasks' failures by state and error (each one retried is one transition);
-/// and where the OCR step's time went.
+/// What a run's history shows: what it bills, its state transitions (the states entered and
+/// every retry of a Task) and its Tasks' failures by state and error (each one retried is one
+/// transition); and where the OCR step's time went.
 #[derive(Default)]
-struct Billed {
+struct RunHistory {
     transitions: usize,
     failures: BTreeMap<String, usize>,
     /// From the execution's start to the OCR Task's first attempt (ms).
@@ -247,7 +246,7 @@ struct Billed {
 /// The state the OCR step's Task is.
 const OCR_STATE: &str = "StartOcr";
 
-async fn billed(stack: &Stack, run: &str) -> Billed {
+async fn run_history(stack: &Stack, run: &str) -> RunHistory {
     let history = stack.history(run).await;
     let count = |kinds: &[HistoryEventType]| {
         history
@@ -263,10 +262,10 @@ async fn billed(stack: &Stack, run: &str) -> Billed {
         HistoryEventType::TaskScheduled,
         HistoryEventType::LambdaFunctionScheduled,
     ]);
-    let mut billed = Billed {
+    let mut summary = RunHistory {
         transitions: entered
             + scheduled.saturating_sub(count(&[HistoryEventType::TaskStateEntered])),
-        ..Billed::default()
+        ..RunHistory::default()
     };
     let mut state = "?";
     let (mut started_ms, mut attempt_ms) = (None, None);
@@ -279,12 +278,12 @@ async fn billed(stack: &Stack, run: &str) -> Billed {
             HistoryEventType::ExecutionStarted => started_ms = Some(at_ms),
             HistoryEventType::TaskStarted if state == OCR_STATE => {
                 if attempt_ms.is_none() {
-                    billed.ocr_began_ms = started_ms.map(|started| at_ms - started);
+                    summary.ocr_began_ms = started_ms.map(|started| at_ms - started);
                 }
                 attempt_ms = Some(at_ms);
             }
             HistoryEventType::TaskSucceeded if state == OCR_STATE => {
-                billed.ocr_took_ms = attempt_ms.map(|attempt| at_ms - attempt);
+                summary.ocr_took_ms = attempt_ms.map(|attempt| at_ms - attempt);
             }
             _ => {}
         }
@@ -297,13 +296,13 @@ async fn billed(stack: &Stack, run: &str) -> Billed {
                     .and_then(|d| d.error())
             });
         if let Some(error) = error {
-            *billed
+            *summary
                 .failures
                 .entry(format!("{state} {error}"))
                 .or_default() += 1;
         }
     }
-    billed
+    summary
 }
 
 #[tokio::main]
@@ -429,7 +428,7 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     let (mut transitions_total, mut failures) = (0, BTreeMap::<String, usize>::new());
     let (mut ocr_began, mut ocr_took) = (vec![], vec![]);
     for e in done.values() {
-        let run = billed(stack, &e.run).await;
+        let run = run_history(stack, &e.run).await;
         transitions_total += run.transitions;
         ocr_began.extend(run.ocr_began_ms.map(|ms| ms as f64 / 1000.0));
         ocr_took.extend(run.ocr_took_ms.map(|ms| ms as f64 / 1000.0));
@@ -443,7 +442,8 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     let refused_by_dynamodb = |error| metering::refused_since(mark, "dynamodb", error);
     let failed_conditions = refused_by_dynamodb(metering::BILLED_REFUSAL).await;
     let cancelled = refused_by_dynamodb("TransactionCanceledException").await;
-    let usage = metering::usage_since(stack, mark, n, transitions_total, invocations, n).await;
+    let (usage, by_function) =
+        metering::usage_since(stack, mark, n, transitions_total, invocations, n).await;
     // After metering: these reads are the bench's.
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
     for i in 0..n {
@@ -510,8 +510,7 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
             failures.join(", ")
         }
     );
-    let by_function: Vec<String> = metering::gb_seconds_by_function(stack, mark)
-        .await
+    let by_function: Vec<String> = by_function
         .iter()
         .map(|(function, gb_seconds)| format!("{function} {:.2}", per_f(*gb_seconds)))
         .collect();
