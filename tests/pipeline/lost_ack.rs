@@ -426,6 +426,7 @@ pub(crate) async fn prepared_run_under(
         config_fingerprint: config.fingerprint(),
         reuse_ocr: None,
         pages: None,
+        read_at_ms: None,
     }
 }
 

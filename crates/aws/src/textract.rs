@@ -190,6 +190,7 @@ impl Ocr for TextractOcr {
         &self,
         _: &OperationId,
         document: &ObjectRef,
+        _: Option<i64>,
     ) -> Result<Option<OcrDocument>, Error> {
         let out = self
             .client

@@ -10,7 +10,9 @@
 //!   earlier job of the same token) keeps its slot: its job may exist, and a retry comes back to
 //!   the same slot; a slot no one comes back to is reclaimed after its lease.
 //! - **No job slot for a synchronous read.** `detect` (one page, answered at once) holds no job
-//!   and takes only its own call slot.
+//!   and takes only its own call slot: the one ingest booked for it when it started the run
+//!   ([`starts`], `RunInput::read_at_ms`), waited for and used if it is still usable, or else
+//!   a turn as below.
 //! - **A call slot before a call.** Each start, poll and synchronous read takes a slot of its
 //!   operation's pacer ([`crate::admission::pacer`], spaced for the quota) and waits for it; a slot
 //!   further away than the horizon is not taken: a start answers `Transient.QuotaFull` (the state
@@ -67,6 +69,11 @@ pub struct Rules {
     pub lead_ms: i64,
     /// How far ahead a call slot is waited for (ms); must be well within the function's timeout.
     pub horizon_ms: i64,
+    /// How long before the slot booked for a one-page read its execution is started (ms):
+    /// longer than the engine takes to begin the OCR Task and the OCR function to claim its
+    /// operation (bench-scale: the Task began 40 ms after the start at p95, 1.7 s at most), so
+    /// that the slot is still ahead when the read comes.
+    pub read_ahead_ms: i64,
     /// How long a job slot is held without its holder coming back (s): longer than the
     /// workflow waits for a job (the OCR poll limit), so only a crashed holder's runs out.
     pub lease_seconds: i64,
@@ -74,7 +81,7 @@ pub struct Rules {
 
 impl Rules {
     /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
-    /// (the ocr function's timeout is 30 s), a 30 minute lease (the workflow waits for a job's
+    /// (the ocr function's timeout is 30 s), one-page reads started 1 s ahead, a 30 minute lease (the workflow waits for a job's
     /// notification at most 999 s, `OcrWaitSeconds`, then polls it at most 90 times 2 s apart).
     pub fn textract() -> Rules {
         Rules {
@@ -86,6 +93,7 @@ impl Rules {
             max_late_ms: 50,
             lead_ms: 250,
             horizon_ms: 5_000,
+            read_ahead_ms: 1_000,
             lease_seconds: 1_800,
         }
     }
@@ -227,14 +235,19 @@ impl Turn {
     pub fn admitted(self, pacer: &str, horizon_ms: i64) -> Result<(), Error> {
         match self {
             Turn::Ours => Ok(()),
-            Turn::Busy => Err(Error::QuotaFull(format!(
-                "{pacer}: every call slot within {horizon_ms} ms is taken"
-            ))),
+            Turn::Busy => Err(busy(pacer, horizon_ms)),
             Turn::Late => Err(Error::QuotaFull(format!(
                 "{pacer}: woke too late for {LATE_TURNS} call slots in a row"
             ))),
         }
     }
+}
+
+/// `Transient.QuotaFull`: every slot of `pacer` within `horizon_ms` is taken.
+pub fn busy(pacer: &str, horizon_ms: i64) -> Error {
+    Error::QuotaFull(format!(
+        "{pacer}: every call slot within {horizon_ms} ms is taken"
+    ))
 }
 
 /// An [`Ocr`] provider whose calls take their turn first (see the module docs).
@@ -332,12 +345,24 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         &self,
         operation: &OperationId,
         document: &ObjectRef,
+        booked_at_ms: Option<i64>,
     ) -> Result<Option<OcrDocument>, Error> {
         let quotas = self.quotas().await?;
-        let pacer = self.rules.pacer(self.rules.detect);
-        let turn = self.turn(self.rules.detect, &quotas).await?;
-        turn.admitted(&pacer, self.rules.horizon_ms)?;
-        self.inner.detect(operation, document).await
+        let (rules, timer) = (&self.rules, &self.timer);
+        if let (Some(at_ms), Some(&per_second)) = (booked_at_ms, quotas.tps.get(rules.detect)) {
+            // Within the horizon only: a slot further out is none this pacer handed out. Come
+            // too late for it (a redrive, a retry, a slow start): a turn, as any read takes.
+            if at_ms <= timer.now_ms() + rules.horizon_ms {
+                timer.sleep_until(at_ms).await;
+                if usable(at_ms, timer.now_ms(), &rules.pace(per_second, &quotas)) {
+                    return self.inner.detect(operation, document, booked_at_ms).await;
+                }
+            }
+        }
+        let pacer = rules.pacer(rules.detect);
+        let turn = self.turn(rules.detect, &quotas).await?;
+        turn.admitted(&pacer, rules.horizon_ms)?;
+        self.inner.detect(operation, document, booked_at_ms).await
     }
 
     fn engine(&self) -> &'static str {

@@ -91,6 +91,7 @@ impl Ports {
             config_fingerprint: "fp-saga".into(),
             reuse_ocr: None,
             pages: None,
+            read_at_ms: None,
         };
         let result = ObjectRef::new("derived", format!("{run_id}/result.json"));
         let body = serde_json::json!({"fields": {

@@ -37,7 +37,7 @@ async fn a_refused_call_is_one_request_the_sdk_does_not_send_again_outside_admis
     let textract = TextractOcr::new(&sdk_config(provider.port).await);
     let document = ObjectRef::new("inbox", "acme/a.png");
 
-    let read = textract.detect(&operation(), &document).await;
+    let read = textract.detect(&operation(), &document, None).await;
     let started = textract.start(&operation(), &document, "run").await;
 
     let read = read.expect_err("refused");

@@ -28,9 +28,17 @@
 //! order would write a job slot and give it back for every message the pacer turns away).
 //!
 //! A run whose document is known to have one page (`RunInput::one_page`) is read by the
-//! provider's synchronous API: no job, so its start takes no job slot, and its turn is at a
-//! pacer of its own (`textract-executions-one-page`), spaced for that API's quota
-//! (`DetectDocumentText`), since that is the call its OCR step makes once.
+//! provider's synchronous API: no job, so its start takes no job slot. Its start books the
+//! read itself: a slot of the read's own pacer (`textract-DetectDocumentText`, the one every
+//! read takes its turn at), `read_ahead_ms` further ahead than a turn is asked for; the
+//! execution is started that long before the slot, with the slot in its input
+//! (`RunInput::read_at_ms`), and the OCR step reads at it ([`super::AdmittedOcr`]). One pacer
+//! paces the start and the read: with a pacer for the starts and another for the reads at the
+//! same rate, the reads' queue never drained, every OCR function waited most of the horizon for
+//! its turn, and a third of its first attempts found none (bench-scale at 1,000: 483
+//! `Transient.QuotaFull` retries, 0.48 a document; SCALE.md). An OCR step come too late for its
+//! slot (a retry, a redrive) takes a turn as any read does; a start whose answer was lost and
+//! is retried books another slot, and one goes unused.
 //!
 //! A job slot taken here for an execution that already existed (a duplicate delivery of an
 //! upload whose run had ended: `AlreadyExists`), whose start was refused outright (no execution
@@ -41,7 +49,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{give_back_job_slot, take_job_slot, take_turn_with, Rules, Turn};
+use super::{busy, give_back_job_slot, take_job_slot, take_turn_with, Rules, Turn};
+use crate::admission::pacer::Taken;
+use crate::admission::Quotas;
 use crate::error::Family;
 use crate::ids::RunId;
 use crate::model::run::ExecutionInput;
@@ -51,9 +61,6 @@ use crate::Error;
 
 /// The pacer executions take their turn at.
 pub const EXECUTIONS_PACER: &str = "executions";
-
-/// The pacer the executions of one-page documents take their turn at.
-pub const ONE_PAGE_EXECUTIONS_PACER: &str = "executions-one-page";
 
 /// A [`Workflow`] whose starts take their turn first (see the module docs).
 #[derive(Debug)]
@@ -79,29 +86,47 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
     pub fn inner(&self) -> &W {
         &self.inner
     }
+
+    /// A one-page document's start: books its run's read at the provider's synchronous read
+    /// pacer, `read_ahead_ms` after now and the lead, waits until that long before the slot,
+    /// and starts the execution with the slot in its input (module docs).
+    async fn start_one_page(
+        &self,
+        name: &str,
+        mut execution: ExecutionInput,
+        quotas: &Quotas,
+    ) -> Result<Started, Error> {
+        let (rules, timer) = (&self.rules, &self.timer);
+        if let Some(&per_second) = quotas.tps.get(rules.detect) {
+            let (pacer, pace) = (rules.pacer(rules.detect), rules.pace(per_second, quotas));
+            let asked = timer.now_ms() + rules.lead_ms + rules.read_ahead_ms;
+            let Taken::Slot { at_ms } = self.admission.take_slot(&pacer, &pace, asked).await?
+            else {
+                return Err(busy(&pacer, rules.horizon_ms));
+            };
+            timer.sleep_until(at_ms - rules.read_ahead_ms).await;
+            execution.run.read_at_ms = Some(at_ms);
+        }
+        let input = serde_json::to_value(&execution)
+            .map_err(|e| Error::Internal(format!("execution input of {name}: {e}")))?;
+        self.inner.start(name, &input).await
+    }
 }
 
 impl<W: Workflow, A: Admission, T: Timer> Workflow for PacedStarts<W, A, T> {
     async fn start(&self, name: &str, input: &Value) -> Result<Started, Error> {
         let quotas = self.rules.quotas(&self.admission).await?;
-        // (Read in place: the input is not copied.)
-        let one_page = ExecutionInput::deserialize(input).is_ok_and(|e| e.run.one_page());
-        let (pacer, call) = if one_page {
-            (ONE_PAGE_EXECUTIONS_PACER, self.rules.detect)
-        } else {
-            (EXECUTIONS_PACER, self.rules.start)
-        };
+        if let Ok(execution) = ExecutionInput::deserialize(input) {
+            if execution.run.one_page() {
+                return self.start_one_page(name, execution, &quotas).await;
+            }
+        }
         let (admission, rules, timer) = (&self.admission, &self.rules, &self.timer);
         let holder = Step::Ocr.operation(&RunId::parse(name)?);
-        // `Ok(true)` for a job slot taken now, `Ok(false)` for none taken now.
-        let job_slot = async {
-            match one_page {
-                true => Ok(false),
-                false => take_job_slot(admission, timer, rules, holder.as_str(), &quotas).await,
-            }
-        };
-        let pacer = rules.pacer(pacer);
-        let (turn, new) = match quotas.tps.get(call) {
+        // `Ok(true)` for a job slot taken now, `Ok(false)` for one held already.
+        let job_slot = take_job_slot(admission, timer, rules, holder.as_str(), &quotas);
+        let pacer = rules.pacer(EXECUTIONS_PACER);
+        let (turn, new) = match quotas.tps.get(rules.start) {
             Some(&per_second) => {
                 let pace = rules.pace(per_second, &quotas);
                 take_turn_with(admission, timer, &pacer, &pace, rules.lead_ms, job_slot).await?

@@ -43,9 +43,10 @@ impl Ocr for &Clocked {
         &self,
         op: &OperationId,
         doc: &ObjectRef,
+        booked_at_ms: Option<i64>,
     ) -> Result<Option<OcrDocument>, Error> {
         self.detects_at.lock().unwrap().push(self.timer.now_ms());
-        self.ocr.detect(op, doc).await
+        self.ocr.detect(op, doc, booked_at_ms).await
     }
 
     fn engine(&self) -> &'static str {
@@ -413,7 +414,7 @@ async fn synchronous_reads_at_once_keep_to_their_own_quota_and_hold_no_job_slot(
     let (mut read, mut later) = (0, 0);
     for n in 0..20 {
         timer.set(0);
-        match ocr.detect(&op(n), &doc(n)).await {
+        match ocr.detect(&op(n), &doc(n), None).await {
             Ok(Some(_)) => read += 1,
             Err(Error::QuotaFull(_)) => later += 1,
             other => panic!("{other:?}"),
@@ -426,4 +427,47 @@ async fn synchronous_reads_at_once_keep_to_their_own_quota_and_hold_no_job_slot(
     assert_eq!((read, later, at.len()), (10, 10, 10));
     assert!(busiest_second(&at) <= 2, "{at:?}");
     assert_eq!(ocr.admission().held("textract-jobs"), 1);
+}
+
+#[tokio::test]
+async fn a_read_booked_at_its_start_is_made_at_its_slot_and_one_come_too_late_takes_a_turn() {
+    // given a one-page document and a pacer whose every slot is taken (none to take now)
+    let provider = clocked(0);
+    let timer = &provider.timer;
+    let page = OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99));
+    provider
+        .ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert(doc(0).key, page);
+    let store = SlowStore {
+        records: MemoryAdmission::default(),
+        timer,
+        take_ms: 0,
+        acquire_ms: Mutex::default(),
+        slots_left: Mutex::new(Some(0)),
+    };
+    let ocr = AdmittedOcr::new(&provider, store, timer, Rules::textract());
+
+    // when its read comes with the slot ingest booked 1 s ahead, then with none
+    let booked = ocr.detect(&op(0), &doc(0), Some(1_000)).await.unwrap();
+    let unbooked = ocr.detect(&op(0), &doc(0), None).await.unwrap_err();
+
+    // then the booked read waited for its slot and took no turn; the other found none
+    assert!(booked.is_some());
+    assert_eq!(*provider.detects_at.lock().unwrap(), vec![1_000]);
+    assert_eq!(unbooked.name(), "Transient.QuotaFull", "{unbooked}");
+
+    // and a read come later than its slot allows (a retry, a redrive), or with a slot beyond
+    // the horizon (none the pacer handed out), takes a turn: refused here, none being free
+    timer.set(2_000);
+    for booked_at_ms in [1_900, 2_000 + 60_000] {
+        let turn = ocr.detect(&op(0), &doc(0), Some(booked_at_ms)).await;
+        assert_eq!(turn.unwrap_err().name(), "Transient.QuotaFull");
+    }
+    // and one with a slot just passed, within max_late, reads at once
+    let late_within = ocr.detect(&op(0), &doc(0), Some(1_960)).await.unwrap();
+    assert!(late_within.is_some());
+    assert_eq!(*provider.detects_at.lock().unwrap(), vec![1_000, 2_000]);
 }

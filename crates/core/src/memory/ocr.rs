@@ -28,6 +28,8 @@ pub struct FakeOcr {
     pub fail_starts: Mutex<Vec<Error>>,
     /// Every synchronous read, including repeats.
     pub detect_calls: Mutex<usize>,
+    /// The slot booked for it that each synchronous read came with (`Ocr::detect`).
+    pub detects_booked: Mutex<Vec<Option<i64>>>,
     /// The next synchronous reads fail with these errors, first one first.
     pub fail_detects: Mutex<Vec<Error>>,
 }
@@ -88,8 +90,10 @@ impl Ocr for FakeOcr {
         &self,
         _: &OperationId,
         document: &ObjectRef,
+        booked_at_ms: Option<i64>,
     ) -> Result<Option<OcrDocument>, Error> {
         *self.detect_calls.lock().unwrap() += 1;
+        self.detects_booked.lock().unwrap().push(booked_at_ms);
         {
             let mut fail = self.fail_detects.lock().unwrap();
             if !fail.is_empty() {

@@ -73,6 +73,7 @@ pub fn accepted_event(tenant: &Tenant, logical_key: &str, order: &str, number: &
         config_fingerprint: "pconfig".into(),
         reuse_ocr: None,
         pages: None,
+        read_at_ms: None,
     };
     let result = ObjectRef::new("derived", format!("{tenant}/{}/result.json", run.run_id));
     let key = invoice_key(tenant, "ACME Supplies Ltd", number);

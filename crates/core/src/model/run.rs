@@ -38,6 +38,12 @@ pub struct RunInput {
     /// document is read by the provider's synchronous API ([`RunInput::one_page`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u32>,
+    /// The call slot (unix ms) at the provider's synchronous read pacer that ingest booked for
+    /// the run's one-page read when it started the execution ([`crate::admitted::starts`]):
+    /// the OCR step reads at it, or, come too late for it, takes a turn as any read does.
+    /// `None` when the start booked none (a document of more pages, a reprocess).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at_ms: Option<i64>,
 }
 
 impl RunInput {

@@ -39,10 +39,14 @@ pub trait Ocr: Send + Sync {
     /// Reads a one-page `document` synchronously (no job, nothing to wait for): the normalized
     /// document, or `None` when the provider reads it only as a job (more than one page). A
     /// read changes nothing at the provider, so asking again after a lost answer is safe.
+    /// `booked_at_ms` is a call slot booked for this read ahead of time
+    /// ([`RunInput::read_at_ms`]): a provider under admission reads at it while it is usable
+    /// ([`crate::admitted`]); the provider itself takes no notice of it.
     fn detect(
         &self,
         operation: &OperationId,
         document: &ObjectRef,
+        booked_at_ms: Option<i64>,
     ) -> impl Future<Output = Result<Option<OcrDocument>, Error>> + Send;
     /// The engine its documents name (`OcrDocument::engine`), up to the model version, which the
     /// provider reports only with a result: a stored document whose engine starts with it is

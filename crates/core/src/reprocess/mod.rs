@@ -133,6 +133,7 @@ impl Item {
             config_fingerprint: config_fingerprint.to_string(),
             reuse_ocr: self.ocr.clone(),
             pages: self.pages,
+            read_at_ms: None,
         }
     }
 }

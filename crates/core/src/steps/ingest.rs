@@ -153,6 +153,7 @@ pub async fn handle(
         config_fingerprint: fingerprint,
         reuse_ocr: None,
         pages: crate::pages::count(&bytes, kind),
+        read_at_ms: None,
     };
     let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
         .input("raw", &source.sha256)

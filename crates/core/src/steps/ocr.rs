@@ -263,7 +263,8 @@ impl<P: HasOcr + HasBlobs + HasStore + HasLedger> Holder<'_, P> {
     /// read changes nothing at the provider, so any transient failure (a full quota, a lost
     /// answer) gives the lease up at once for the state machine's retry to read again.
     async fn detect(&self) -> Result<Option<OcrStarted>, Error> {
-        let read = self.ports.ocr().detect(&self.op, &self.input.raw).await;
+        let (raw, booked) = (&self.input.raw, self.input.read_at_ms);
+        let read = self.ports.ocr().detect(&self.op, raw, booked).await;
         let document = match read {
             Ok(Some(document)) => document,
             Ok(None) => return Ok(None),

@@ -246,6 +246,7 @@ fn input_of(n: usize, pages: Option<u32>) -> Value {
         config_fingerprint: "pconfig".into(),
         reuse_ocr: None,
         pages,
+        read_at_ms: None,
     };
     serde_json::to_value(ExecutionInput {
         run,
@@ -255,8 +256,15 @@ fn input_of(n: usize, pages: Option<u32>) -> Value {
     .unwrap()
 }
 
+/// The read slot booked in the input upload `n`'s execution was started with.
+fn booked_read(engine: &Clocked, n: usize) -> Option<i64> {
+    let executions = engine.engine.executions.lock().unwrap();
+    let input = ExecutionInput::deserialize(&executions[&run(n)]).unwrap();
+    input.run.read_at_ms
+}
+
 #[tokio::test]
-async fn a_one_page_document_s_start_takes_no_job_slot_and_keeps_to_the_synchronous_quota() {
+async fn a_one_page_document_s_start_books_its_read_and_takes_no_job_slot() {
     // given a full job pool (one slot, held), 2 starts and 4 synchronous reads a second
     let engine = Clocked::default();
     let admission = MemoryAdmission::default();
@@ -285,19 +293,40 @@ async fn a_one_page_document_s_start_takes_no_job_slot_and_keeps_to_the_synchron
         }
     }
 
-    // then the job waits for a slot, the one-page documents start without one, spaced for
-    // the synchronous quota (4 a second with 50 ms of lateness and 50 of jitter: every 275 ms,
-    // 19 within the 5 s horizon; 2 a second would be 10), not for the start quota
+    // then the job waits for a slot; the one-page documents start without one, each 1 s
+    // before a slot of the read pacer booked for its run's read (in its input), the slots
+    // spaced for the synchronous quota (4 a second with 50 ms of lateness and 50 of jitter:
+    // every 275 ms, 19 within the 5 s horizon; 2 a second would be 10), not the start quota
     assert_eq!(job.unwrap_err().name(), "Transient.QuotaFull");
     assert_eq!(admission.held(&pool), 1);
     assert_eq!(started, 19);
     let at = engine.at.lock().unwrap().clone();
+    let booked: Vec<i64> = (2..2 + started)
+        .map(|n| booked_read(&engine, n).unwrap())
+        .collect();
     assert_eq!(
-        at[..2],
-        [250, 250],
-        "a pacer of their own: run 0's turn was not theirs"
+        at[1..],
+        booked.iter().map(|b| b - 1_000).collect::<Vec<_>>()
     );
-    assert!(at[1..].windows(2).all(|w| w[1] - w[0] >= 275), "{at:?}");
+    assert_eq!(booked[0], 1_250, "asked for 250 ms and 1 s ahead");
+    assert!(booked.windows(2).all(|w| w[1] - w[0] >= 275), "{booked:?}");
+    assert_eq!(booked_read(&engine, 0), None);
+    // and the pacer they booked at is the reads' own: a read now takes the next slot
+    let ocr = AdmittedOcr::new(
+        FakeOcr::default(),
+        &admission,
+        &engine.timer,
+        Rules::textract(),
+    );
+    engine.timer.set(0);
+    let read = ocr
+        .detect(&holder(2), &ObjectRef::new("raw", "in/2.png"), None)
+        .await;
+    assert_eq!(
+        read.unwrap_err().name(),
+        "Transient.QuotaFull",
+        "the horizon is full"
+    );
 }
 
 /// [`PacedStarts`] at 2 starts a second over a store whose job slot answers take the virtual

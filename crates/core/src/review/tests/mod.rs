@@ -65,6 +65,7 @@ pub(super) fn run_input(tenant: &str, name: &str) -> RunInput {
         config_fingerprint: "cfg-test".into(),
         reuse_ocr: None,
         pages: None,
+        read_at_ms: None,
     }
 }
 

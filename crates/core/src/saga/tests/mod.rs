@@ -32,6 +32,7 @@ fn input_of(logical_key: &str, version: &str, order: &str) -> RunInput {
         config_fingerprint: "pconfig".into(),
         reuse_ocr: None,
         pages: None,
+        read_at_ms: None,
     }
 }
 

@@ -41,12 +41,13 @@ fn two_pages() -> OcrPoll {
 
 #[tokio::test]
 async fn a_one_page_document_is_read_at_once_and_its_task_s_wait_ends_without_a_job() {
-    // given an uploaded PNG (one page, as ingest records)
+    // given an uploaded PNG (one page, as ingest records), its read booked at its start
     let w = world();
-    let input = w
+    let mut input = w
         .one_page_ready(ocr_of(&invoice_lines("10.00"), 0.97))
         .await;
     assert_eq!(input.pages, Some(1));
+    input.read_at_ms = Some(1_234);
     let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
     assert_eq!(run.pages, Some(1), "the run records it for a reprocess");
 
@@ -63,6 +64,8 @@ async fn a_one_page_document_is_read_at_once_and_its_task_s_wait_ends_without_a_
         "one page read (the OcrPages metric)"
     );
     assert_eq!(w.detects(), 1);
+    let booked = w.ports.ocr.detects_booked.lock().unwrap().clone();
+    assert_eq!(booked, [Some(1_234)], "read at the slot its start booked");
     assert_eq!(
         *w.ports.ocr.start_calls.lock().unwrap(),
         0,
