@@ -30,7 +30,7 @@ mod run;
 #[cfg(test)]
 mod tests;
 
-pub use run::simulate;
+pub use run::{read_ahead, simulate};
 
 /// AWS's default quotas in us-east-1 that the OCR admission meets (Textract's from the AWS
 /// general reference, read 2026-12-03; see README "Local AWS").
@@ -178,6 +178,10 @@ pub struct Report {
     pub latency_p50: f64,
     pub latency_p95: f64,
     pub latency_max: f64,
+    /// How long a one-page read's OCR step waited for its call (s): up to [`run::read_ahead`]
+    /// for one read at the slot its start booked, longer for one that took a turn.
+    pub read_wait_p50: f64,
+    pub read_wait_p95: f64,
     /// The most documents waiting in the queue, and the most Textract jobs at once.
     pub peak_queue: usize,
     pub peak_jobs: usize,
@@ -204,9 +208,10 @@ impl Report {
         };
         println!(
             "sim: {what}: {} documents, {} failed, {} quota errors; OCR of all done at \
-             {:.0} s{against_ideal}; latency p50 {:.1} s, p95 {:.1} s, max {:.0} s; peak queue \
-             {}, peak jobs {}; most calls in a second: Detect {}, Start {}, Get {}; ingest: {} \
-             sent back, {} invocations at most",
+             {:.0} s{against_ideal}; latency p50 {:.1} s, p95 {:.1} s, max {:.0} s; a read's \
+             wait for its call p50 {:.2} s, p95 {:.2} s; peak queue {}, peak jobs {}; most \
+             calls in a second: Detect {}, Start {}, Get {}; ingest: {} sent back, {} \
+             invocations at most",
             self.documents,
             self.failed,
             self.quota_errors,
@@ -214,6 +219,8 @@ impl Report {
             self.latency_p50,
             self.latency_p95,
             self.latency_max,
+            self.read_wait_p50,
+            self.read_wait_p95,
             self.peak_queue,
             self.peak_jobs,
             self.peak_detect,

@@ -26,6 +26,12 @@ const POLL_SECONDS: f64 = 5.0;
 /// An ingest invocation's own work around its waits (reading the upload, the ledger's writes).
 const INGEST_SECONDS: f64 = 0.2;
 
+/// How long before a one-page read's booked slot ingest starts its execution (s):
+/// `docket_core::admitted::Rules::read_ahead_ms`.
+pub fn read_ahead() -> f64 {
+    docket_core::admitted::Rules::textract().read_ahead_ms as f64 / 1000.0
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
     Detect,
@@ -95,13 +101,16 @@ struct World {
     waiting: VecDeque<usize>,
     queued: usize,
     peak_queue: usize,
-    // Ingest as deployed: the executions' pacers (one page, jobs), the queue's visible
-    // uploads with their requeue counts, the invocations running.
-    executions: [Pacer; 2],
+    // Ingest as deployed: the pacer of the executions of multi-page documents (a one-page
+    // document's is its read's own), the queue's visible uploads with their requeue counts,
+    // the invocations running.
+    job_executions: Pacer,
     visible: VecDeque<(usize, u32)>,
     invocations: usize,
     peak_ingest: usize,
     requeued: usize,
+    /// How long each one-page read waited for its call after its OCR step began (s).
+    read_waits: Vec<f64>,
 }
 
 impl World {
@@ -128,6 +137,9 @@ impl World {
             slot = self.pacers[pacer].slot(slot + late);
             late = self.rng.exp(LATE_MEAN);
         }
+        if op == Op::Detect {
+            self.read_waits.push(slot + late - now);
+        }
         self.at(
             slot + late,
             Event::Call {
@@ -136,6 +148,19 @@ impl World {
                 attempt: 0,
             },
         );
+    }
+
+    /// A one-page read whose OCR step begins at `begins` with the slot `booked` at its start:
+    /// at the slot if the step is there in time and lands within `max_late` of it, else a
+    /// turn as any read takes.
+    fn booked_call(&mut self, begins: f64, booked: f64, doc: usize, max_late: f64) {
+        let late = self.rng.exp(LATE_MEAN);
+        if begins > booked || late > max_late {
+            return self.paced_call(begins, doc, Op::Detect, max_late);
+        }
+        self.read_waits.push(booked + late - begins);
+        let (op, attempt) = (Op::Detect, 0);
+        self.at(booked + late, Event::Call { doc, op, attempt });
     }
 
     /// Today's retry of a refused call, or the document's failure once the retries ran out.
@@ -184,9 +209,11 @@ impl World {
         }
     }
 
-    /// An upload's execution start: its turn at its pacer within `horizon`, then (multi-page)
-    /// a job slot; the OCR call follows the start. `None`: sent back (a turn taken for a
-    /// multi-page document that found every job slot held is spent, as in ingest).
+    /// An upload's execution start: a one-page document's books its read's slot within
+    /// `horizon` and starts [`READ_AHEAD`] before it; a multi-page one's takes its turn at the
+    /// executions' pacer within `horizon`, then a job slot, and its OCR call takes a turn
+    /// after the start. `None`: sent back (a turn taken for a multi-page document that found
+    /// every job slot held is spent, as in ingest).
     fn turn(&mut self, now: f64, doc: usize, horizon: f64) -> Option<f64> {
         let Design::Paced {
             max_late,
@@ -196,16 +223,19 @@ impl World {
         else {
             unreachable!("ingest paces the paced design only");
         };
-        let one_page = self.docs[doc].pages == 1;
-        let start = self.executions[usize::from(!one_page)].turn(now, horizon)?;
-        if !one_page {
-            if self.slots_held >= job_slots {
-                return None;
-            }
-            self.slots_held += 1;
+        if self.docs[doc].pages == 1 {
+            let read_ahead = read_ahead();
+            let booked = self.pacers[Op::Detect as usize].turn(now + read_ahead, horizon)?;
+            let start = (booked - read_ahead).max(now);
+            self.booked_call(start + START_SECONDS, booked, doc, max_late);
+            return Some(start);
         }
-        let op = if one_page { Op::Detect } else { Op::Start };
-        self.paced_call(start + START_SECONDS, doc, op, max_late);
+        let start = self.job_executions.turn(now, horizon)?;
+        if self.slots_held >= job_slots {
+            return None;
+        }
+        self.slots_held += 1;
+        self.paced_call(start + START_SECONDS, doc, Op::Start, max_late);
         Some(start)
     }
 
@@ -361,11 +391,12 @@ pub fn simulate(docs: &[Doc], design: Design, quotas: Quotas, seed: u64) -> Repo
         waiting: VecDeque::new(),
         queued: 0,
         peak_queue: 0,
-        executions: [rate(quotas.detect_tps), rate(quotas.start_tps)],
+        job_executions: rate(quotas.start_tps),
         visible: VecDeque::new(),
         invocations: 0,
         peak_ingest: 0,
         requeued: 0,
+        read_waits: Vec::new(),
     };
     for (i, doc) in docs.iter().enumerate() {
         world.at(doc.arrives, Event::Arrive(i));
@@ -399,12 +430,9 @@ fn report(world: &World, docs: &[Doc]) -> Report {
         .filter_map(|(d, done)| done.map(|t| t - d.arrives))
         .collect();
     latencies.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
+    let pct = |p: f64| percentile(&latencies, p);
+    let mut read_waits = world.read_waits.clone();
+    read_waits.sort_by(f64::total_cmp);
     let completed_at = world
         .done_at
         .iter()
@@ -440,6 +468,8 @@ fn report(world: &World, docs: &[Doc]) -> Report {
         latency_p50: pct(0.5),
         latency_p95: pct(0.95),
         latency_max: pct(1.0),
+        read_wait_p50: percentile(&read_waits, 0.5),
+        read_wait_p95: percentile(&read_waits, 0.95),
         peak_queue: world.peak_queue,
         peak_jobs: world.peak_jobs,
         requeued: world.requeued,
@@ -448,4 +478,10 @@ fn report(world: &World, docs: &[Doc]) -> Report {
         peak_start: world.start.peak,
         peak_get: world.get.peak,
     }
+}
+
+/// The `p`-th quantile (0 to 1) of `sorted`, 0 for none.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(at).copied().unwrap_or(0.0)
 }
