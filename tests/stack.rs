@@ -585,6 +585,13 @@ pub async fn text_reads_of(key: &str) -> usize {
         .len()
 }
 
+/// When each synchronous Textract read of the S3 object `key` reached the provider (unix ms).
+pub async fn text_read_times(key: &str) -> Vec<i64> {
+    let subject = sha256_hex(key.as_bytes());
+    let reads = util::wire_requests("textract", "DetectDocumentText", &subject).await;
+    reads.iter().filter_map(|r| r["atMs"].as_i64()).collect()
+}
+
 /// The Textract job starts seen at the wire for `run`'s OCR operation (its ClientRequestToken).
 pub async fn text_job_starts_of(run: &str) -> usize {
     let op = docket_core::model::step::Step::Ocr.operation(&RunId::parse(run).unwrap());

@@ -3,11 +3,12 @@
 use std::time::{Duration, Instant};
 
 use docket_core::ids::{DocumentId, RunId};
+use docket_core::model::run::ExecutionInput;
 use docket_core::saga::{EventId, EventKind, ReceiptId};
 use docket_e2e::reviewers::{docket, Session};
 use docket_e2e::stack::{
     invoice_lines, invoice_pdf, invoice_pdf_of_two_pages, s, tenant, text_job_starts_of,
-    text_reads_of, Stack,
+    text_read_times, text_reads_of, Stack,
 };
 use serde_json::Value;
 
@@ -96,6 +97,23 @@ async fn assert_processed(
     match read {
         Read::AtOnce => assert_eq!((reads, starts, job.is_null()), (1, 0, true), "{job}"),
         Read::AsJob => assert_eq!((reads, starts, job.is_string()), (0, 1, true), "{job}"),
+    }
+    // A one-page read's slot was booked by ingest when it started the execution (in its
+    // input), and the read reached Textract no sooner than that slot; a job's start books none.
+    let ended = stack
+        .ended(&stack.execution_arn(&run_id), Duration::ZERO)
+        .await;
+    let input: ExecutionInput = serde_json::from_str(ended.input().unwrap_or("{}")).unwrap();
+    match (read, input.run.read_at_ms) {
+        (Read::AtOnce, Some(booked)) => {
+            let at = text_read_times(&key).await;
+            assert!(
+                at.len() == 1 && at[0] >= booked,
+                "read at {at:?}, slot {booked}"
+            );
+        }
+        (Read::AtOnce, None) => panic!("no read slot booked for {run_id}"),
+        (Read::AsJob, booked) => assert_eq!(booked, None),
     }
     assert!(chain
         .iter()

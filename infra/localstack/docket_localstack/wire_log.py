@@ -15,9 +15,11 @@ length for a transaction or batch), which the cost model turns into capacity uni
 ``tables``: the table of each of those items, in order (table names are no secret), so that a
 bench can say which table the units go to. A request
 answered with a service error has its code as ``error`` (a refused conditional write,
-``ConditionalCheckFailedException``, is billed all the same).
+``ConditionalCheckFailedException``, is billed all the same). Each request has ``atMs``, when
+it was logged (unix ms, this machine's clock, which the callers on it share), so that a test can
+tell that a call waited for its turn.
 ``GET /_docket/requests?service=&operation=&subject=`` answers
-``{"count": n, "requests": [{"service", "operation", "subject", "status"}, ...]}`` for the
+``{"count": n, "requests": [{"service", "operation", "subject", "status", "atMs"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
 ``MAX_ENTRIES`` requests.
 
@@ -30,6 +32,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -141,6 +144,7 @@ class WireLog:
             "operation": operation,
             "subject": subject_of(service, operation, params),
             "status": status,
+            "atMs": int(time.time() * 1000),
         }
         if error:
             entry["error"] = error

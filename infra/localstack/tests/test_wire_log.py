@@ -1,6 +1,7 @@
 """Unit tests of the wire log (the HTTP and AWS side is tested from Rust against LocalStack)."""
 
 import hashlib
+import time
 import unittest
 
 from docket_localstack.wire_log import WireLog, dynamodb_items, dynamodb_tables, subject_of
@@ -93,6 +94,13 @@ class Finding(unittest.TestCase):
         refused, served = log.find(service="dynamodb")
         self.assertEqual(refused["error"], refusal)
         self.assertNotIn("error", served)
+
+    def test_each_entry_has_when_it_was_logged(self):
+        log = WireLog()
+        before = int(time.time() * 1000)
+        log.record("textract", "DetectDocumentText", None, 200)
+        after = int(time.time() * 1000)
+        self.assertTrue(before <= log.find(service="textract")[0]["atMs"] <= after)
 
     def test_every_given_field_must_match_and_empty_ones_match_anything(self):
         log = WireLog()
