@@ -16,14 +16,14 @@
 //!   (`fixtures/invoices/synthetic/`) from [`invoices`].
 //! - `testfn/`: a tiny Lambda for the executor tests; `fixtures/`: real event JSON.
 //!
-//! The library: [`util`] (SDK config for LocalStack, unique names, the Chaos API, workspace
-//! builds), [`stack`] (the deployed stack's outputs, clients, waits and reads), [`reviewers`]
+//! The library: [`util`] (SDK config for LocalStack, unique names, the Chaos API, workspace builds,
+//! percentiles), [`stack`] (the deployed stack's outputs, clients, waits and reads), [`reviewers`]
 //! (assumed reviewer sessions and the `docket` CLI), [`function`] (the test function deployed to
 //! the local Lambda), [`resource`] (what a test creates is deleted when it ends), [`render`]
-//! (documents from known text), [`invoices`] (the synthetic evaluation set, rendered from
-//! varied layouts and languages), [`cost`] (AWS's prices and the bill of a usage) and
-//! [`metering`] (a stretch of work's usage, read at the wire and from the functions' logs), and
-//! [`scale`] (a discrete-event simulation of the OCR admission under AWS's quotas, SCALE.md).
+//! (documents from known text), [`invoices`] (the synthetic evaluation set, rendered from varied
+//! layouts and languages), [`cost`] (AWS's prices and the bill of a usage) and [`metering`] (a
+//! stretch of work's usage, read at the wire and from the functions' logs), and [`scale`] (a
+//! discrete-event simulation of the OCR admission under AWS's quotas, SCALE.md).
 
 pub mod cost;
 pub mod function;

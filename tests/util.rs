@@ -231,6 +231,12 @@ pub fn cargo_build(bin: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| panic!("cargo reported no {bin} executable"))
 }
 
+/// The `p`-th quantile (0 to 1) of `sorted`, at the nearest index; 0 for none.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(at).copied().unwrap_or(0.0)
+}
+
 #[cfg(test)]
 mod cargo_build_tests {
     use super::*;

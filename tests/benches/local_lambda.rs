@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::LogType;
 use docket_e2e::function::Function;
-use docket_e2e::util;
+use docket_e2e::util::{self, percentile};
 
 const WARM_INVOKES: usize = 200;
 const COLD_STARTS: usize = 10;
@@ -43,11 +43,6 @@ async fn timed_invoke(f: &Function) -> (Duration, Option<f64>) {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
 }
 
 fn summary(name: &str, mut values: Vec<f64>, target_ms: f64) {

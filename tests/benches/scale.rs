@@ -31,11 +31,12 @@ use aws_sdk_sfn::types::{ExecutionStatus, HistoryEventType};
 use docket_core::admission::{Quotas, DETECT_TEXT, START_TEXT_DETECTION};
 use docket_core::ids::RunId;
 use docket_core::ports::RunStatus;
+use docket_e2e::metering;
 use docket_e2e::reviewers::record_quotas;
 use docket_e2e::scale::machine;
 use docket_e2e::scale::quota::quota_bound_seconds;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
-use docket_e2e::{metering, util};
+use docket_e2e::util::{self, percentile};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -75,12 +76,6 @@ impl Settings {
             seconds_per_page: env_or("BENCH_SCALE_SECONDS_PER_PAGE", 2.0),
         }
     }
-}
-
-/// The `p`-th percentile (0..=100) of sorted `values`, nearest rank.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 fn now_ms() -> i64 {
@@ -482,8 +477,8 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     if !latency.is_empty() {
         println!(
             "bench-scale:   latency upload -> end: p50 {:.0} s, p95 {:.0} s",
-            percentile(&latency, 50.0),
-            percentile(&latency, 95.0)
+            percentile(&latency, 0.5),
+            percentile(&latency, 0.95)
         );
     }
     println!(
@@ -520,8 +515,8 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
     let spread = |seconds: &[f64]| match seconds.last() {
         Some(max) => format!(
             "p50 {:.2} s, p95 {:.2} s, max {max:.2} s",
-            percentile(seconds, 50.0),
-            percentile(seconds, 95.0)
+            percentile(seconds, 0.5),
+            percentile(seconds, 0.95)
         ),
         None => "none".into(),
     };

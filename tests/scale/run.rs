@@ -6,6 +6,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use docket_core::redelivery::requeue_delay_seconds;
 
+use crate::util::percentile;
+
 use super::quota::{Pacer, SlidingWindow};
 use super::{Design, Doc, Ingest, Quotas, Report, Rng};
 
@@ -210,7 +212,7 @@ impl World {
     }
 
     /// An upload's execution start: a one-page document's books its read's slot within
-    /// `horizon` and starts [`READ_AHEAD`] before it; a multi-page one's takes its turn at the
+    /// `horizon` and starts [`read_ahead`] before it; a multi-page one's takes its turn at the
     /// executions' pacer within `horizon`, then a job slot, and its OCR call takes a turn
     /// after the start. `None`: sent back (a turn taken for a multi-page document that found
     /// every job slot held is spent, as in ingest).
@@ -478,10 +480,4 @@ fn report(world: &World, docs: &[Doc]) -> Report {
         peak_start: world.start.peak,
         peak_get: world.get.peak,
     }
-}
-
-/// The `p`-th quantile (0 to 1) of `sorted`, 0 for none.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted.get(at).copied().unwrap_or(0.0)
 }

@@ -81,8 +81,9 @@ pub struct Rules {
 
 impl Rules {
     /// Textract's text detection: 50 ms lateness, slots asked for 250 ms ahead, a 5 s horizon
-    /// (the ocr function's timeout is 30 s), one-page reads started 1 s ahead, a 30 minute lease (the workflow waits for a job's
-    /// notification at most 999 s, `OcrWaitSeconds`, then polls it at most 90 times 2 s apart).
+    /// (the ocr function's timeout is 30 s), one-page reads started 1 s ahead, a 30 minute
+    /// lease (the workflow waits for a job's notification at most 999 s, `OcrWaitSeconds`, then
+    /// polls it at most 90 times 2 s apart).
     pub fn textract() -> Rules {
         Rules {
             provider: "textract",
