@@ -56,6 +56,7 @@ pub(crate) fn ctx(stack: &Stack, actor: &str) -> Context {
         clock: Clock::System,
         ocr_wait_seconds: docket_core::steps::DEFAULT_OCR_WAIT_SECONDS,
         review_wait_seconds: docket_core::steps::DEFAULT_REVIEW_WAIT_SECONDS,
+        reads: std::sync::Arc::new(docket_core::read_budget::ReadBudget::unbounded()),
     }
 }
 

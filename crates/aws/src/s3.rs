@@ -99,12 +99,19 @@ impl BlobStore for S3Blobs {
                 Some(s) if s.is_no_such_key() => Error::BadInput(format!("no such object {obj}")),
                 _ => classify("s3 GetObject", e),
             })?;
-        let body = out
-            .body
-            .collect()
+        // Chunk by chunk into one buffer of the object's size: the bytes are held once (a
+        // collect, then a contiguous copy, held them two or three times at their peak).
+        let size = usize::try_from(out.content_length.unwrap_or(0)).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(size);
+        let mut body = out.body;
+        while let Some(chunk) = body
+            .try_next()
             .await
-            .map_err(|e| Error::Dependency(format!("s3 GetObject body: {e}")))?;
-        Ok(body.into_bytes().to_vec())
+            .map_err(|e| Error::Dependency(format!("s3 GetObject body: {e}")))?
+        {
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
     }
 
     async fn put(

@@ -18,6 +18,7 @@ pub mod model;
 pub mod ocr;
 pub mod pages;
 pub mod ports;
+pub mod read_budget;
 pub mod redelivery;
 pub mod reprocess;
 pub mod review;

@@ -1,6 +1,8 @@
 //! What the steps need, built once per execution environment from the function's environment
 //! variables: the adapters every function shares, and the ones only some have.
 
+use std::sync::Arc;
+
 use aws_config::SdkConfig;
 use docket_aws::admission::{DynamoAdmission, SystemTimer};
 use docket_aws::config::DynamoConfigs;
@@ -23,6 +25,7 @@ use docket_core::ports::{
     HasBlobs, HasBulk, HasCallback, HasConfigs, HasDownstream, HasEvents, HasJournal, HasLedger,
     HasOcr, HasOcrWaits, HasOutbox, HasReviews, HasStore, HasWaits, HasWorkflow,
 };
+use docket_core::read_budget::ReadBudget;
 use docket_core::steps::{
     Clock, Context, Layout, DEFAULT_OCR_WAIT_SECONDS, DEFAULT_REVIEW_WAIT_SECONDS,
 };
@@ -267,11 +270,15 @@ impl<X: Extra> Deps<X> {
                 normalized_bucket: env("NORMALIZED_BUCKET")?,
                 derived_bucket: env("DERIVED_BUCKET")?,
             },
-            config,
             actor,
             clock: Clock::System,
             ocr_wait_seconds: seconds_env("OCR_WAIT_SECONDS", DEFAULT_OCR_WAIT_SECONDS)?,
             review_wait_seconds: seconds_env("REVIEW_WAIT_SECONDS", DEFAULT_REVIEW_WAIT_SECONDS)?,
+            reads: Arc::new(ReadBudget::for_memory(
+                memory_mib()?,
+                config.limits.max_document_bytes,
+            )),
+            config,
         };
         let store = match from_env.saga() {
             Some(saga) => store.with_saga(saga.clone()),
@@ -313,6 +320,19 @@ fn seconds_env(name: &str, default: u32) -> Result<u32, Error> {
         Ok(s) => s
             .parse()
             .map_err(|_| Error::Internal(format!("{name} is not a number of seconds: {s:?}"))),
+    }
+}
+
+/// The function's memory in MiB (`AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, which Lambda and the local
+/// executor set; 128, Lambda's smallest and default, outside either).
+fn memory_mib() -> Result<u64, Error> {
+    match std::env::var("AWS_LAMBDA_FUNCTION_MEMORY_SIZE") {
+        Err(_) => Ok(128),
+        Ok(s) => s.parse().map_err(|_| {
+            Error::Internal(format!(
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE is not a size: {s:?}"
+            ))
+        }),
     }
 }
 

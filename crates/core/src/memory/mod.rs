@@ -195,5 +195,6 @@ pub fn test_context(clock: Clock) -> Context {
         clock,
         ocr_wait_seconds: crate::steps::DEFAULT_OCR_WAIT_SECONDS,
         review_wait_seconds: crate::steps::DEFAULT_REVIEW_WAIT_SECONDS,
+        reads: std::sync::Arc::new(crate::read_budget::ReadBudget::unbounded()),
     }
 }

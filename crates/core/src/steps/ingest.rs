@@ -131,15 +131,20 @@ pub async fn handle(
         };
         return quarantine(ports, ctx, &document, &raw, e).await;
     }
-    let bytes = blobs.get(&raw).await?;
-    let kind = match check_content(&bytes) {
-        Ok(kind) => kind,
+    // The bytes are held only while they are summarised, within the process's budget; they
+    // are gone before the run's start waits for its turn (`read_budget`).
+    let read = {
+        let _held = ctx.reads.hold(meta.size).await;
+        Upload::read(&blobs.get(&raw).await?)
+    };
+    let upload = match read {
+        Ok(upload) => upload,
         Err(e) => return quarantine(ports, ctx, &document, &raw, e).await,
     };
 
     let source = SourceVersion {
         version_id,
-        sha256: sha256_hex(&bytes),
+        sha256: upload.sha256,
     };
     let fingerprint = ctx.config.fingerprint();
     let run_id = RunId::new(&document, &source, &fingerprint, 0);
@@ -152,7 +157,7 @@ pub async fn handle(
         source_order: source_order(event),
         config_fingerprint: fingerprint,
         reuse_ocr: None,
-        pages: crate::pages::count(&bytes, kind),
+        pages: upload.pages,
         read_at_ms: None,
     };
     let draft = AuditDraft::new(&ctx.actor, "document.accepted", Some(&run_id))
@@ -224,6 +229,23 @@ pub(super) async fn begin_run(
     };
     let body = serde_json::to_value(body).expect("an execution input serializes");
     ports.workflow().start(name, &body).await
+}
+
+/// What ingest keeps of an upload's bytes.
+struct Upload {
+    sha256: String,
+    pages: Option<u32>,
+}
+
+impl Upload {
+    /// The summary of `bytes`, or why they are no document we can process.
+    fn read(bytes: &[u8]) -> Result<Self, Error> {
+        let kind = check_content(bytes)?;
+        Ok(Self {
+            sha256: sha256_hex(bytes),
+            pages: crate::pages::count(bytes, kind),
+        })
+    }
 }
 
 /// Checks the bytes are a document we can process.

@@ -112,6 +112,8 @@ pub struct Context {
     /// is escalated (seconds; the execution input's `reviewWaitSeconds`, written when the run
     /// starts).
     pub review_wait_seconds: u32,
+    /// The bytes of uploads the process may hold at once (ingest's reads, shared by a batch).
+    pub reads: std::sync::Arc<crate::read_budget::ReadBudget>,
 }
 
 /// [`Context::ocr_wait_seconds`] unless the stack sets another (`OCR_WAIT_SECONDS`): long

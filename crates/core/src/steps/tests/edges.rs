@@ -32,6 +32,35 @@ async fn a_document_of_exactly_the_size_limit_is_accepted_and_one_byte_more_is_q
     assert_eq!(error, "Business.DocumentTooLarge");
 }
 
+#[tokio::test]
+async fn an_upload_is_read_only_once_its_size_fits_in_the_process_read_budget() {
+    let mut w = world();
+    let budget = std::sync::Arc::new(crate::read_budget::ReadBudget::new(100 * 1024));
+    w.ctx.reads = budget.clone();
+    let event = w.upload(
+        "inbox/acme/big.png",
+        &png_of(60 * 1024),
+        "2026-11-30T10:00:00Z",
+    );
+
+    // Another read of the same batch holds half the budget: 60 KiB do not fit beside it.
+    let other = budget.hold(50 * 1024).await;
+    let a_while = std::time::Duration::from_millis(50);
+    let waited = tokio::time::timeout(a_while, w.ingest(&event)).await;
+    assert!(waited.is_err(), "ingest read beyond its budget: {waited:?}");
+    assert!(w.ports.workflow.executions.lock().unwrap().is_empty());
+
+    drop(other);
+    let outcome = w.ingest(&event).await;
+    assert!(
+        matches!(outcome, IngestOutcome::Started { .. }),
+        "{outcome:?}"
+    );
+    // Nothing is held once the run has started.
+    let whole = tokio::time::timeout(a_while, budget.hold(100 * 1024)).await;
+    assert!(whole.is_ok(), "the read's bytes are still held");
+}
+
 #[test]
 fn a_document_of_exactly_the_minimum_size_is_accepted_and_one_byte_less_is_empty() {
     assert_eq!(ingest::check_content(&png_of(16)).unwrap(), "image/png");
