@@ -1,10 +1,11 @@
 //! The release Lambdas through the local executor (`make bench-local`; figures, not pass/fail).
 //! Against a stack deployed with release zips (`DOCKET_ZIPS`, the zips' directory): three
-//! one-page invoices run through the pipeline, then every function the run did not reach is
-//! invoked once with an empty event (it answers an error: its init and its refusal are what is
-//! measured). From every function's REPORT lines: its cold starts' `Init Duration` (the
-//! executor's spawn to the runtime's first `next`) and the most `Max Memory Used` (the process's
-//! peak RSS) of any invocation; and the zip's size.
+//! one-page invoices run through the pipeline, and one padded to the largest size the config
+//! admits (`limits.max_document_bytes`: ingest holds it whole), then every function the runs did
+//! not reach is invoked once with an empty event (it answers an error: its init and its refusal
+//! are what is measured). From every function's REPORT lines: its cold starts' `Init Duration`
+//! (the executor's spawn to the runtime's first `next`) and the most `Max Memory Used` (the
+//! process's peak RSS) of any invocation, beside its configured memory; and the zip's size.
 
 use std::collections::BTreeMap;
 
@@ -39,17 +40,21 @@ async fn main() {
     let zips = std::env::var("DOCKET_ZIPS").expect("DOCKET_ZIPS: the release zips' directory");
     let stack = Stack::load().await;
     let tenant = tenant();
-    for i in 0..3 {
+    let limit = docket_core::config::PipelineConfig::builtin()
+        .limits
+        .max_document_bytes as usize;
+    for i in 0..4 {
         let name = format!("release-{i}.pdf");
-        stack
-            .upload(
-                &format!("inbox/{tenant}/{name}"),
-                invoice_pdf(&invoice_lines(
-                    &format!("INV-2026-{}", 3300 + i),
-                    "1,234.50",
-                )),
-            )
-            .await;
+        let mut pdf = invoice_pdf(&invoice_lines(
+            &format!("INV-2026-{}", 3300 + i),
+            "1,234.50",
+        ));
+        if i == 3 {
+            // Padded after its end with a PDF comment, to the size limit.
+            pdf.extend_from_slice(b"\n%");
+            pdf.resize(limit, b' ');
+        }
+        stack.upload(&format!("inbox/{tenant}/{name}"), pdf).await;
         let run = loop {
             if let Some(run) = stack
                 .executions_of(&Stack::document_id(&tenant, &name))
@@ -83,7 +88,7 @@ async fn main() {
         })
         .collect();
     zip_files.sort_by_key(|(stem, _)| std::cmp::Reverse(stem.len()));
-    let mut rows: BTreeMap<String, (Reports, u64)> = BTreeMap::new();
+    let mut rows: BTreeMap<String, (Reports, u64, i32)> = BTreeMap::new();
     for function in &functions {
         let name = function.function_name().unwrap_or_default().to_string();
         let Some((stem, zip)) = zip_files
@@ -106,24 +111,26 @@ async fn main() {
             tokio::time::sleep(std::time::Duration::from_secs(2)).await;
             seen = reports(&stack, &group).await;
         }
-        rows.insert(stem.clone(), (seen, *zip));
+        let memory = function.memory_size().unwrap_or_default();
+        rows.insert(stem.clone(), (seen, *zip, memory));
     }
 
     println!("bench: release Lambdas through the local executor (host build, release profile)");
     println!(
-        "bench:   {:<18} {:>8} {:>14} {:>13} {:>10}",
-        "function", "zip KB", "init ms (n)", "peak RSS MB", "invokes"
+        "bench:   {:<18} {:>8} {:>14} {:>13} {:>10} {:>10}",
+        "function", "zip KB", "init ms (n)", "peak RSS MB", "memory MB", "invokes"
     );
-    for (name, (seen, zip)) in &rows {
+    for (name, (seen, zip, memory)) in &rows {
         let mut inits = seen.inits.clone();
         inits.sort_by(|a, b| a.total_cmp(b));
         let init = inits.get(inits.len() / 2).copied();
         println!(
-            "bench:   {:<18} {:>8.0} {:>14} {:>13.0} {:>10}",
+            "bench:   {:<18} {:>8.0} {:>14} {:>13.0} {:>10} {:>10}",
             name,
             *zip as f64 / 1024.0,
             init.map_or("-".to_string(), |ms| format!("{ms:.1} ({})", inits.len())),
             seen.peak_mb,
+            memory,
             seen.invocations
         );
     }
