@@ -3,7 +3,8 @@
 //! source mapping's batch), so ten uploads at the size limit would need ten times the limit.
 //! Each read takes its size from this budget first and gives it back when the bytes are
 //! dropped, before the run's start waits for its turn (`steps::ingest`): large uploads are read
-//! one after another, small ones all at once, and the function's memory is never exceeded.
+//! one after another, small ones all at once, within the function's memory (less what
+//! [`RESERVED_MIB`] keeps for the rest).
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -45,7 +46,7 @@ impl ReadBudget {
         Self::new(free.max(largest))
     }
 
-    /// No bound that matters (tests of other things, tools that read one upload at a time).
+    /// No bound that matters (the tests of other things).
     pub fn unbounded() -> Self {
         Self::new(u64::from(u32::MAX) * KIB)
     }
