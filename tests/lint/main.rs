@@ -183,11 +183,23 @@ fn lint(asl: &Value) -> Vec<String> {
             {
                 problem("Retry MaxAttempts must be 1..=10".into());
             }
-            for error in retry["ErrorEquals"].as_array().into_iter().flatten() {
-                let error = error.as_str().unwrap_or_default();
+            let errors: Vec<&str> = retry["ErrorEquals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            for error in &errors {
                 if !retryable(error) {
                     problem(format!("Retry on non-transient error {error}"));
                 }
+            }
+            // Each retrier counts its own attempts: waiting out another attempt's lease must not
+            // use up the attempts a failing dependency has (nor the reverse).
+            // (`Transient.InProgress`: another attempt of the step holds the operation's lease.)
+            let in_progress = ErrorKind::InProgress.name();
+            if errors.contains(&in_progress) && errors.len() > 1 {
+                problem(format!("{in_progress} shares its Retry with other errors"));
             }
         }
         let catches = state["Catch"].as_array().cloned().unwrap_or_default();
@@ -260,7 +272,10 @@ fn the_linter_catches_each_rule_it_enforces() {
         "States": {
             "A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
                   "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 99,
-                             "BackoffRate": 2}],
+                             "BackoffRate": 2},
+                            {"ErrorEquals": ["Transient.Dependency", "Transient.InProgress"],
+                             "IntervalSeconds": 2, "MaxAttempts": 5, "BackoffRate": 2,
+                             "MaxDelaySeconds": 30, "JitterStrategy": "FULL"}],
                   "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "B", "ResultPath": "$.failure"},
                             {"ErrorEquals": ["Business.Nope"], "Next": "B"}],
                   "End": true},
@@ -282,6 +297,7 @@ fn the_linter_catches_each_rule_it_enforces() {
         "A: the first Retry must be the Lambda service error policy",
         "A: the second Retry must be the Lambda timeout policy",
         "A: Retry on non-transient error States.ALL",
+        "A: Transient.InProgress shares its Retry with other errors",
         "A: Catch must keep the input",
         "A: Catch on Business.Nope",
         "A: catches States.ALL outside a compensation",
