@@ -94,7 +94,7 @@ impl DigestAnchor {
     pub fn new(sdk: &aws_config::SdkConfig, config: DigestConfig) -> Self {
         let s3 = aws_sdk_s3::config::Builder::from(sdk).force_path_style(crate::custom_endpoint());
         DigestAnchor {
-            dynamo: aws_sdk_dynamodb::Client::new(sdk),
+            dynamo: crate::dynamodb_client(sdk, &crate::Faults::none()),
             s3: aws_sdk_s3::Client::from_conf(s3.build()),
             kms: aws_sdk_kms::Client::new(sdk),
             config,

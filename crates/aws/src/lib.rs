@@ -79,11 +79,31 @@ pub fn with_faults<B: faults::InstallFaults>(builder: B, faults: &Faults) -> B {
 }
 
 /// A DynamoDB client on `config` with `faults` injected (none outside tests and local runs),
-/// as every DynamoDB adapter builds it.
+/// as every DynamoDB adapter builds it, with [`dynamodb_retry`]'s retries.
 pub(crate) fn dynamodb_client(
     config: &aws_config::SdkConfig,
     faults: &Faults,
 ) -> aws_sdk_dynamodb::Client {
-    let builder = aws_sdk_dynamodb::config::Builder::from(config);
+    let builder = aws_sdk_dynamodb::config::Builder::from(config).retry_config(dynamodb_retry());
     aws_sdk_dynamodb::Client::from_conf(with_faults(builder, faults).build())
 }
+
+/// How the SDK retries a DynamoDB request: [`DYNAMODB_MAX_ATTEMPTS`] attempts from a 50 ms first
+/// backoff (doubling, full jitter, at most 1 s apart), where the SDK's default is 3 attempts from
+/// 1 s. DynamoDB refuses requests over a partition's throughput for a moment
+/// (`ProvisionedThroughputExceededException`, `ThrottlingException`) and its guide asks
+/// clients to retry such refusals with exponential backoff from tens of milliseconds
+/// ("Error retries and exponential backoff", Amazon DynamoDB Developer Guide). A step makes a
+/// dozen or more requests an attempt; with 3 attempts a request, a throttle on 30 % of them
+/// failed about a third of attempts (2.7 % of requests), which used up the state machine's
+/// retries of a run now and then (`tests/soak/throttling.rs`). With 8, 0.007 % of requests
+/// fail; the waits add up to at most 3.6 s, well within every function's timeout.
+fn dynamodb_retry() -> aws_sdk_dynamodb::config::retry::RetryConfig {
+    aws_sdk_dynamodb::config::retry::RetryConfig::standard()
+        .with_max_attempts(DYNAMODB_MAX_ATTEMPTS)
+        .with_initial_backoff(std::time::Duration::from_millis(50))
+        .with_max_backoff(std::time::Duration::from_secs(1))
+}
+
+/// How many times the SDK sends a DynamoDB request before it gives up ([`dynamodb_retry`]).
+pub const DYNAMODB_MAX_ATTEMPTS: u32 = 8;

@@ -17,6 +17,8 @@
 //! for queries; nothing updates or deletes them.
 
 mod items;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -250,7 +250,8 @@ impl DynamoLedger {
 
     /// The table named by `LEDGER_TABLE`.
     pub fn from_env(config: &aws_config::SdkConfig) -> Result<Self, Error> {
-        Ok(Self::new(Client::new(config), crate::env("LEDGER_TABLE")?))
+        let client = crate::dynamodb_client(config, &crate::Faults::none());
+        Ok(Self::new(client, crate::env("LEDGER_TABLE")?))
     }
 
     /// The table name.
