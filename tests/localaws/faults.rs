@@ -480,13 +480,10 @@ async fn audit_tables(config: &SdkConfig) -> (Tables, Vec<Resource>) {
     (tables, vec![runs, audit, checkpoints])
 }
 
-/// A store whose client makes one attempt per call (so the caller sees what the wire did) and
-/// whose first TransactWriteItems loses its answer to a connection broken after sending.
+/// A store whose client makes one attempt per call (so the caller sees what the wire did, where
+/// the adapters' own clients retry) and whose first TransactWriteItems loses its answer to a
+/// connection broken after sending.
 async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (DynamoStore, Faults) {
-    let one = config
-        .to_builder()
-        .retry_config(RetryConfig::standard().with_max_attempts(1))
-        .build();
     let faults = Faults::builder()
         .rule(
             Rule::lose_response("dynamodb", "TransactWriteItems")
@@ -494,10 +491,10 @@ async fn store_dropping_first_commit(config: &SdkConfig, tables: &Tables) -> (Dy
                 .nth(1),
         )
         .build();
-    (
-        DynamoStore::with_faults(&one, tables.clone(), &faults),
-        faults,
-    )
+    let one = aws_sdk_dynamodb::config::Builder::from(config)
+        .retry_config(RetryConfig::standard().with_max_attempts(1));
+    let client = aws_sdk_dynamodb::Client::from_conf(docket_aws::with_faults(one, &faults).build());
+    (DynamoStore::from_client(client, tables.clone()), faults)
 }
 
 fn context() -> Context {
