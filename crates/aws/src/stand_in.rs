@@ -21,6 +21,19 @@ pub(crate) type Answer = (u16, Vec<(&'static str, &'static str)>, String);
 /// JSON).
 pub(crate) type Seen = (String, Value);
 
+/// An SDK config as a Lambda loads it (the default chain: the SDK's standard retries, three
+/// attempts), with test credentials, sending every request to `127.0.0.1:port`.
+pub(crate) async fn sdk_config(port: u16) -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "test", "test", None, None, "test",
+        ))
+        .endpoint_url(format!("http://127.0.0.1:{port}"))
+        .load()
+        .await
+}
+
 /// A stand-in service; see the module docs.
 pub(crate) struct StandIn {
     pub(crate) port: u16,

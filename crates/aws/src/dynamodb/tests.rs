@@ -2,10 +2,9 @@
 //! playing DynamoDB: a request refused for throughput is sent again, up to the bound and no
 //! further.
 
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region, SharedCredentialsProvider};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::stand_in::{Answer, StandIn};
+use crate::stand_in::{sdk_config, Answer, StandIn};
 use crate::DYNAMODB_MAX_ATTEMPTS;
 
 /// DynamoDB's answer to a request over a partition's throughput.
@@ -15,17 +14,9 @@ fn throttled() -> Answer {
     (400, vec![], body.to_string())
 }
 
-/// A DynamoDB client as the adapters build it, at `127.0.0.1:port`.
-fn client(port: u16) -> aws_sdk_dynamodb::Client {
-    let sdk = aws_config::SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
-            "test", "test", None, None, "test",
-        )))
-        .endpoint_url(format!("http://127.0.0.1:{port}"))
-        .build();
-    crate::dynamodb_client(&sdk, &crate::Faults::none())
+/// A DynamoDB client as the adapters build it in a Lambda, at `127.0.0.1:port`.
+async fn client(port: u16) -> aws_sdk_dynamodb::Client {
+    crate::dynamodb_client(&sdk_config(port).await, &crate::Faults::none())
 }
 
 async fn get(client: &aws_sdk_dynamodb::Client) -> bool {
@@ -50,7 +41,7 @@ async fn a_request_refused_for_throughput_succeeds_on_its_last_attempt() {
     });
 
     assert!(
-        get(&client(server.port)).await,
+        get(&client(server.port).await).await,
         "answered on the last attempt"
     );
     assert_eq!(server.seen().len(), DYNAMODB_MAX_ATTEMPTS as usize);
@@ -60,6 +51,6 @@ async fn a_request_refused_for_throughput_succeeds_on_its_last_attempt() {
 async fn a_request_refused_every_time_is_sent_no_more_than_the_bound() {
     let server = StandIn::answering(|_| throttled());
 
-    assert!(!get(&client(server.port)).await, "refused every time");
+    assert!(!get(&client(server.port).await).await, "refused every time");
     assert_eq!(server.seen().len(), DYNAMODB_MAX_ATTEMPTS as usize);
 }

@@ -2,28 +2,16 @@
 //! that answers every call with `ProvisionedThroughputExceededException` and counts the
 //! requests it read, one call of ours is one request on the wire.
 
-use aws_config::BehaviorVersion;
-use aws_sdk_textract::config::{Credentials, Region};
 use docket_core::ids::Tenant;
 
 use super::*;
-use crate::stand_in::StandIn;
+use crate::stand_in::{sdk_config, StandIn};
 
 const REFUSAL: &str = r#"{"__type":"ProvisionedThroughputExceededException","Message":"The number of requests exceeded your throughput limit."}"#;
 
 /// A stand-in Textract refusing every call.
 fn refusing() -> StandIn {
     StandIn::answering(|_| (400, vec![("x-amzn-requestid", "refused")], REFUSAL.into()))
-}
-
-/// A config as a Lambda loads it (the SDK's standard retries: three attempts), for `port`.
-async fn sdk_config(port: u16) -> aws_config::SdkConfig {
-    aws_config::defaults(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "test"))
-        .endpoint_url(format!("http://127.0.0.1:{port}"))
-        .load()
-        .await
 }
 
 fn operation() -> OperationId {
