@@ -16,8 +16,12 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "setup: installing Debian packages: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt on the machine (a second checkout's setup, unattended upgrades) may hold dpkg's
+  # lock: wait up to 10 minutes for it rather than fail.
+  apt=(apt-get -o DPkg::Lock::Timeout=600)
+  $sudo "${apt[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo "${apt[@]}" install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 fi
 
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup first" >&2; exit 1; }
