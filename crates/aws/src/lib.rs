@@ -106,4 +106,4 @@ fn dynamodb_retry() -> aws_sdk_dynamodb::config::retry::RetryConfig {
 }
 
 /// How many times the SDK sends a DynamoDB request before it gives up ([`dynamodb_retry`]).
-pub const DYNAMODB_MAX_ATTEMPTS: u32 = 8;
+pub(crate) const DYNAMODB_MAX_ATTEMPTS: u32 = 8;

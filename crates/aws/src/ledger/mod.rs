@@ -248,12 +248,6 @@ impl DynamoLedger {
         }
     }
 
-    /// The table named by `LEDGER_TABLE`.
-    pub fn from_env(config: &aws_config::SdkConfig) -> Result<Self, Error> {
-        let client = crate::dynamodb_client(config, &crate::Faults::none());
-        Ok(Self::new(client, crate::env("LEDGER_TABLE")?))
-    }
-
     /// The table name.
     pub fn table(&self) -> &str {
         &self.table
