@@ -2,7 +2,8 @@
 //! textract_quota.py): calls per second per operation, refused with
 //! ProvisionedThroughputExceededException, and asynchronous jobs at once, refused with
 //! LimitExceededException. Each test lowers the quotas of a region of its own and counts at the
-//! wire what the client was answered against what the provider says it refused.
+//! wire what the client was answered against what the provider says it refused. The last one
+//! reads a job of several answers through docket's admission: each answer in its own turn.
 
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,14 @@ use aws_sdk_textract::types::{DocumentLocation, JobStatus, S3Object};
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use docket_aws::admission::SystemTimer;
+use docket_aws::textract::TextractOcr;
+use docket_core::admission::{Quotas, DEFAULT_ARRIVAL_JITTER_MS};
+use docket_core::admitted::{AdmittedOcr, Rules};
+use docket_core::ids::{sha256_hex, OperationId, Tenant};
+use docket_core::memory::{test_run, MemoryAdmission};
+use docket_core::model::run::ObjectRef;
+use docket_core::ports::{Admission, Ocr, OcrPoll, Unpaced};
 use docket_e2e::render::pdf;
 use docket_e2e::resource;
 use docket_e2e::util;
@@ -178,4 +187,78 @@ async fn a_start_past_the_jobs_that_may_run_at_once_is_refused_until_one_ends() 
         1
     );
     assert_eq!(seen(&after, REGION, &["peakJobs"]), 2);
+}
+
+#[tokio::test]
+async fn a_long_jobs_answers_are_fetched_each_in_its_turn_and_none_is_refused() {
+    const REGION: &str = "ap-south-1";
+    const OP: &str = "GetDocumentTextDetection";
+    let config = util::aws().await;
+    let bucket = resource::bucket(&config, "textract-answers").await;
+    // Sixteen pages of nineteen lines of six words: about 2,150 blocks, three answers of at
+    // most 1,000 (the most a caller may ask for at once).
+    let page: &[&str] = &["alpha bravo charlie delta echo foxtrot"; 19];
+    util::s3(&config)
+        .put_object()
+        .bucket(&bucket)
+        .key("sixteen-pages.pdf")
+        .body(pdf(&[page; 16]).into())
+        .send()
+        .await
+        .unwrap();
+    util::textract_quotas(Method::POST, &json!({"region": REGION, "tps": {OP: 1}})).await;
+    let before = util::textract_quotas(Method::GET, &Value::Null).await;
+    // docket's admission with the same quota recorded (in memory: the pacing is what is shown).
+    let admission = MemoryAdmission::default();
+    let quotas = Quotas {
+        tps: [(OP.to_string(), 1)].into(),
+        max_jobs: 5,
+        arrival_jitter_ms: DEFAULT_ARRIVAL_JITTER_MS,
+    };
+    admission.set_quotas("textract", &quotas).await.unwrap();
+    let provider = TextractOcr::new(&util::aws_in(REGION).await);
+    let ocr = AdmittedOcr::new(provider, admission, SystemTimer, Rules::textract());
+    // The bucket's name is new each run, and so is the operation id (the job's token).
+    let key = format!("{bucket}/sixteen-pages.pdf");
+    let run = test_run(&Tenant::parse("acme").unwrap(), &key, "v1");
+    let op = OperationId::new(&run, "ocr", None);
+    let document = ObjectRef::new(&bucket, "sixteen-pages.pdf");
+
+    let job = ocr.start(&op, &document, "answers").await.expect("job");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let read = loop {
+        match ocr.poll(&op, &job, 100, &Unpaced).await.expect("poll") {
+            OcrPoll::InProgress => {
+                assert!(Instant::now() < deadline, "job {job} did not end");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            OcrPoll::Succeeded(read) => break read,
+            failed => panic!("job {job}: {failed:?}"),
+        }
+    };
+
+    assert_eq!(read.pages.len(), 16);
+    let words = read.lines().map(|l| l.words.len()).sum::<usize>();
+    assert!(
+        words > 1_000,
+        "{words} words: fewer than one answer's blocks"
+    );
+    let calls = util::wire_requests("textract", OP, &sha256_hex(job.as_bytes())).await;
+    let refused: Vec<_> = calls.iter().filter(|c| c["status"] != 200).collect();
+    assert!(refused.is_empty(), "{refused:?}");
+    // Every poll that found the job running was one call; the last one three.
+    let polls_running = calls.len() - 3;
+    assert!(calls.len() >= 3, "{calls:?}");
+    let at: Vec<i64> = calls.iter().filter_map(|c| c["atMs"].as_i64()).collect();
+    let last_three = &at[polls_running..];
+    assert!(
+        last_three.windows(2).all(|w| w[1] - w[0] >= 900),
+        "the answers came {last_three:?}"
+    );
+    let after = util::textract_quotas(Method::GET, &Value::Null).await;
+    let refused = &["refused", OP, "ProvisionedThroughputExceededException"];
+    assert_eq!(
+        seen(&after, REGION, refused) - seen(&before, REGION, refused),
+        0
+    );
 }

@@ -72,11 +72,14 @@ async fn assert_quarantined(stack: &Stack, tenant: &str, case: &Case) -> [String
 async fn hostile_uploads_are_quarantined_with_their_named_error() {
     let stack = Stack::load().await;
     let tenant = tenant();
-    let limit = docket_core::config::PipelineConfig::builtin()
-        .limits
-        .max_document_bytes as usize;
+    let limits = docket_core::config::PipelineConfig::builtin().limits;
     let mut huge = b"%PDF-1.7\n".to_vec();
-    huge.resize(limit + 1, b' ');
+    huge.resize(limits.max_document_bytes as usize + 1, b' ');
+    // One page object more than the limit, in the clear: ingest counts them.
+    let mut long = b"%PDF-1.7\n1 0 obj << /Type /Pages >> endobj\n".to_vec();
+    for n in 0..=limits.max_pages {
+        long.extend(format!("{} 0 obj << /Type /Page /Parent 1 0 R >> endobj\n", n + 2).bytes());
+    }
     let cases = [
         Case {
             name: "empty.txt",
@@ -102,6 +105,11 @@ async fn hostile_uploads_are_quarantined_with_their_named_error() {
             name: "huge.pdf",
             body: huge,
             error: "Business.DocumentTooLarge",
+        },
+        Case {
+            name: "long.pdf",
+            body: long,
+            error: "Business.TooManyPages",
         },
         Case {
             name: "../escape.pdf",

@@ -4,22 +4,23 @@
 //! `JobId` instead of a second job; the run id is its `JobTag`, and with a notification channel
 //! ([`TextractOcr::notifying`]) Textract publishes the job's end, tagged, to an SNS topic (the
 //! ocr-notified function ends the run's wait on it). Blocks are normalized into docket's
-//! [`OcrDocument`].
-
-use std::collections::HashMap;
+//! [`OcrDocument`] answer by answer (`normalize`); a job of more pages than the caller's limit
+//! is refused at its first answer, before its text is fetched.
 
 use aws_sdk_textract::types::{
-    Block, BlockType, Document, DocumentLocation, JobStatus, NotificationChannel, RelationshipType,
-    S3Object,
+    Document, DocumentLocation, JobStatus, NotificationChannel, S3Object,
 };
 use aws_sdk_textract::Client;
 use docket_core::ids::OperationId;
 use docket_core::model::run::ObjectRef;
-use docket_core::ocr::{BoundingBox, Line, OcrDocument, Page, Word};
-use docket_core::ports::{Ocr, OcrPoll};
+use docket_core::ocr::OcrDocument;
+use docket_core::ports::{CallPace, Ocr, OcrPoll};
 use docket_core::Error;
 
 use crate::errors::{classify, classify_effect, code};
+
+mod normalize;
+pub use normalize::{normalize, Normalizer};
 
 /// Textract text detection.
 #[derive(Debug, Clone)]
@@ -74,28 +75,6 @@ impl TextractOcr {
     }
 }
 
-fn bbox(block: &Block) -> BoundingBox {
-    let b = block.geometry().and_then(|g| g.bounding_box());
-    BoundingBox {
-        left: b.map_or(0.0, |b| b.left() as f64),
-        top: b.map_or(0.0, |b| b.top() as f64),
-        width: b.map_or(0.0, |b| b.width() as f64),
-        height: b.map_or(0.0, |b| b.height() as f64),
-    }
-}
-
-fn confidence(block: &Block) -> f64 {
-    (block.confidence().unwrap_or(0.0) as f64 / 100.0).clamp(0.0, 1.0)
-}
-
-fn children(block: &Block) -> impl Iterator<Item = &str> {
-    block
-        .relationships()
-        .iter()
-        .filter(|r| r.r#type() == Some(&RelationshipType::Child))
-        .flat_map(|r| r.ids().iter().map(String::as_str))
-}
-
 /// The S3 object (the version, when it names one) Textract reads.
 fn s3_object(document: &ObjectRef) -> S3Object {
     S3Object::builder()
@@ -103,48 +82,6 @@ fn s3_object(document: &ObjectRef) -> S3Object {
         .name(&document.key)
         .set_version(document.version_id.clone())
         .build()
-}
-
-/// Builds the normalized document from every block of a job (in Textract's order).
-pub fn normalize(blocks: &[Block], engine: &str) -> OcrDocument {
-    let by_id: HashMap<&str, &Block> = blocks
-        .iter()
-        .filter_map(|b| b.id().map(|id| (id, b)))
-        .collect();
-    let mut pages: Vec<Page> = Vec::new();
-    for block in blocks
-        .iter()
-        .filter(|b| b.block_type() == Some(&BlockType::Page))
-    {
-        let number = block.page().unwrap_or(pages.len() as i32 + 1).max(1) as u32;
-        let lines = children(block)
-            .filter_map(|id| by_id.get(id))
-            .filter(|b| b.block_type() == Some(&BlockType::Line))
-            .map(|line| {
-                let words: Vec<Word> = children(line)
-                    .filter_map(|id| by_id.get(id))
-                    .filter(|b| b.block_type() == Some(&BlockType::Word))
-                    .map(|w| Word {
-                        text: w.text().unwrap_or_default().to_string(),
-                        confidence: confidence(w),
-                        bbox: bbox(w),
-                    })
-                    .collect();
-                Line {
-                    text: line.text().unwrap_or_default().to_string(),
-                    confidence: confidence(line),
-                    bbox: bbox(line),
-                    words,
-                }
-            })
-            .collect();
-        pages.push(Page { number, lines });
-    }
-    pages.sort_by_key(|p| p.number);
-    OcrDocument {
-        engine: engine.to_string(),
-        pages,
-    }
 }
 
 /// The engine of the documents Textract's text detection produces, before its model version.
@@ -215,11 +152,20 @@ impl Ocr for TextractOcr {
         Ok(Some(normalize(out.blocks(), &engine)))
     }
 
-    async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
-        let mut blocks = Vec::new();
+    async fn poll(
+        &self,
+        _: &OperationId,
+        job_id: &str,
+        max_pages: u32,
+        pace: &impl CallPace,
+    ) -> Result<OcrPoll, Error> {
+        let mut read = Normalizer::default();
         let mut next: Option<String> = None;
         let mut model = String::new();
         loop {
+            if next.is_some() {
+                pace.next_call().await?;
+            }
             let out = self
                 .client
                 .get_document_text_detection()
@@ -237,18 +183,25 @@ impl Ocr for TextractOcr {
                 }
                 _ => {}
             }
+            let pages = out.document_metadata().and_then(|m| m.pages()).unwrap_or(0);
+            if pages > max_pages as i32 {
+                return Err(Error::TooManyPages {
+                    pages: pages as u32,
+                    limit: max_pages,
+                });
+            }
             model = out
                 .detect_document_text_model_version()
                 .unwrap_or(&model)
                 .to_string();
-            blocks.extend(out.blocks().iter().cloned());
+            read.add(out.blocks());
             next = out.next_token().map(str::to_string);
             if next.is_none() {
                 break;
             }
         }
         let engine = format!("{ENGINE}:{model}");
-        Ok(OcrPoll::Succeeded(normalize(&blocks, &engine)))
+        Ok(OcrPoll::Succeeded(read.finish(&engine)))
     }
 }
 

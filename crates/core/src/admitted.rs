@@ -44,7 +44,7 @@ use crate::error::Family;
 use crate::ids::OperationId;
 use crate::model::run::ObjectRef;
 use crate::ocr::OcrDocument;
-use crate::ports::{Admission, Ocr, OcrPoll, Timer};
+use crate::ports::{Admission, CallPace, Ocr, OcrPoll, Timer};
 use crate::Error;
 
 /// How admission keeps to one provider's quotas.
@@ -303,6 +303,21 @@ impl<O: Ocr, A: Admission, T: Timer> AdmittedOcr<O, A, T> {
     }
 }
 
+/// The turns of a poll's calls after its first (a long job's further answers), at the same
+/// pacer as the first: a job read in many answers keeps to the quota as many polls would.
+struct NextAnswers<'a, O, A, T> {
+    ocr: &'a AdmittedOcr<O, A, T>,
+    quotas: &'a Quotas,
+}
+
+impl<O: Ocr, A: Admission, T: Timer> CallPace for NextAnswers<'_, O, A, T> {
+    async fn next_call(&self) -> Result<(), Error> {
+        let rules = &self.ocr.rules;
+        let turn = self.ocr.turn(rules.get, self.quotas).await?;
+        turn.admitted(&rules.pacer(rules.get), rules.horizon_ms)
+    }
+}
+
 impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
     async fn start(
         &self,
@@ -329,17 +344,33 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         }
     }
 
-    async fn poll(&self, operation: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
+    async fn poll(
+        &self,
+        operation: &OperationId,
+        job_id: &str,
+        max_pages: u32,
+        _: &impl CallPace,
+    ) -> Result<OcrPoll, Error> {
         let quotas = self.quotas().await?;
         // No turn now: not known to be done; the workflow polls again.
         if self.turn(self.rules.get, &quotas).await? != Turn::Ours {
             return Ok(OcrPoll::InProgress);
         }
-        let polled = self.inner.poll(operation, job_id).await?;
-        if !matches!(polled, OcrPoll::InProgress) {
+        // A long job's further answers each take a turn of their own.
+        let pace = NextAnswers {
+            ocr: self,
+            quotas: &quotas,
+        };
+        let polled = self.inner.poll(operation, job_id, max_pages, &pace).await;
+        // A job that ended, read or refused as too long, holds its slot no more.
+        let ended = match &polled {
+            Ok(polled) => !matches!(polled, OcrPoll::InProgress),
+            Err(e) => e.family() == crate::error::Family::Business,
+        };
+        if ended {
             self.give_back(operation.as_str()).await?;
         }
-        Ok(polled)
+        polled
     }
 
     async fn detect(

@@ -51,6 +51,14 @@ pub enum Error {
         /// The configured limit.
         limit: u64,
     },
+    /// The document has more pages than the configured limit (`limits.max_pages`).
+    #[error("too many pages: {pages} pages, limit {limit}")]
+    TooManyPages {
+        /// The document's pages.
+        pages: u32,
+        /// The configured limit.
+        limit: u32,
+    },
     /// The object has no bytes, or a document header and nothing else.
     #[error("empty document")]
     EmptyDocument,
@@ -159,6 +167,7 @@ error_kinds! {
     DocumentInvalid => Business,
     UnsupportedDocumentType => Business,
     DocumentTooLarge => Business,
+    TooManyPages => Business,
     EmptyDocument => Business,
     BadKey => Business,
     OcrFailed => Business,
@@ -203,7 +212,7 @@ impl ErrorKind {
     }
 
     /// An error of this kind with `detail` (a recorded error coming back, e.g. from the ledger).
-    /// `DocumentTooLarge` comes back without its sizes (0, 0) and `EmptyDocument` without the
+    /// `DocumentTooLarge` and `TooManyPages` come back without their sizes (0, 0) and `EmptyDocument` without the
     /// detail: the name is what callers and the state machines match on.
     pub fn with_detail(self, detail: impl Into<String>) -> Error {
         let d = detail.into();
@@ -213,6 +222,7 @@ impl ErrorKind {
             ErrorKind::DocumentInvalid => Error::DocumentInvalid(d),
             ErrorKind::UnsupportedDocumentType => Error::UnsupportedDocumentType(d),
             ErrorKind::DocumentTooLarge => Error::DocumentTooLarge { size: 0, limit: 0 },
+            ErrorKind::TooManyPages => Error::TooManyPages { pages: 0, limit: 0 },
             ErrorKind::EmptyDocument => Error::EmptyDocument,
             ErrorKind::BadKey => Error::BadKey(d),
             ErrorKind::OcrFailed => Error::OcrFailed(d),
@@ -251,6 +261,7 @@ impl Error {
             Error::DocumentInvalid(_) => ErrorKind::DocumentInvalid,
             Error::UnsupportedDocumentType(_) => ErrorKind::UnsupportedDocumentType,
             Error::DocumentTooLarge { .. } => ErrorKind::DocumentTooLarge,
+            Error::TooManyPages { .. } => ErrorKind::TooManyPages,
             Error::EmptyDocument => ErrorKind::EmptyDocument,
             Error::BadKey(_) => ErrorKind::BadKey,
             Error::OcrFailed(_) => ErrorKind::OcrFailed,
@@ -298,6 +309,7 @@ mod tests {
             Error::DocumentInvalid("x".into()),
             Error::UnsupportedDocumentType("x".into()),
             Error::DocumentTooLarge { size: 2, limit: 1 },
+            Error::TooManyPages { pages: 2, limit: 1 },
             Error::EmptyDocument,
             Error::BadKey("x".into()),
             Error::OcrFailed("x".into()),

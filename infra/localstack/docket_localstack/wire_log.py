@@ -7,10 +7,10 @@ request parameter that says what the request acts on (a task token is a secret: 
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
 of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
 ``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
-its ``ClientRequestToken``, the run's OCR operation id, and a synchronous read
-(``DetectDocumentText``) by the key of the S3 object it reads; a DynamoDB single-item read or
-write by its ``TableName``). A DynamoDB request also has ``items``:
-how many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
+its ``ClientRequestToken``, the run's OCR operation id, a job's poll by its ``JobId``, and a
+synchronous read (``DetectDocumentText``) by the key of the S3 object it reads; a DynamoDB
+single-item read or write by its ``TableName``). A DynamoDB request also has ``items``: how
+many items it writes or reads (1 for a single-item operation or a Query/Scan, the list's
 length for a transaction or batch), which the cost model turns into capacity units, and
 ``tables``: the table of each of those items, in order (table names are no secret), so that a
 bench can say which table the units go to. A request
@@ -56,6 +56,7 @@ SUBJECTS = {
     ("lambda", "Invoke"): "FunctionName",
     ("textract", "StartDocumentTextDetection"): "ClientRequestToken",
     ("textract", "DetectDocumentText"): "Document.S3Object.Name",
+    ("textract", "GetDocumentTextDetection"): "JobId",
     ("dynamodb", "GetItem"): "TableName",
     ("dynamodb", "PutItem"): "TableName",
     ("dynamodb", "UpdateItem"): "TableName",

@@ -9,6 +9,7 @@ use crate::admission::DEFAULT_ARRIVAL_JITTER_MS;
 use crate::ids::{OperationId, Tenant};
 use crate::memory::{test_run, FakeOcr, MemoryAdmission, VirtualTimer};
 use crate::ocr::OcrDocument;
+use crate::ports::Unpaced;
 
 /// The scripted provider and the virtual clock, with the instant of every call it saw.
 #[derive(Debug, Default)]
@@ -18,6 +19,8 @@ struct Clocked {
     starts_at: Mutex<Vec<i64>>,
     polls_at: Mutex<Vec<i64>>,
     detects_at: Mutex<Vec<i64>>,
+    /// The calls one poll makes (0 and 1: one).
+    answers_per_poll: Mutex<usize>,
 }
 
 /// A provider whose clock starts at `now_ms`.
@@ -34,9 +37,22 @@ impl Ocr for &Clocked {
         self.ocr.start(op, doc, tag).await
     }
 
-    async fn poll(&self, op: &OperationId, job: &str) -> Result<OcrPoll, Error> {
+    /// A poll of `answers_per_poll` calls (a long job's answers), each call after the first
+    /// waiting for `pace`.
+    async fn poll(
+        &self,
+        op: &OperationId,
+        job: &str,
+        max_pages: u32,
+        pace: &impl CallPace,
+    ) -> Result<OcrPoll, Error> {
         self.polls_at.lock().unwrap().push(self.timer.now_ms());
-        self.ocr.poll(op, job).await
+        let answers = *self.answers_per_poll.lock().unwrap();
+        for _ in 1..answers {
+            pace.next_call().await?;
+            self.polls_at.lock().unwrap().push(self.timer.now_ms());
+        }
+        self.ocr.poll(op, job, max_pages, pace).await
     }
 
     async fn detect(
@@ -173,15 +189,53 @@ async fn jobs_beyond_the_limit_wait_for_one_to_end() {
 
     // A poll that finds the job running keeps the slot; one that finds it ended gives it back.
     *provider.ocr.pending_polls.lock().unwrap() = 1;
-    assert_eq!(ocr.poll(&op(0), &a).await.unwrap(), OcrPoll::InProgress);
+    assert_eq!(
+        ocr.poll(&op(0), &a, 100, &Unpaced).await.unwrap(),
+        OcrPoll::InProgress
+    );
     assert_eq!(ocr.admission().held("textract-jobs"), 2);
     assert!(matches!(
-        ocr.poll(&op(0), &a).await.unwrap(),
+        ocr.poll(&op(0), &a, 100, &Unpaced).await.unwrap(),
         OcrPoll::Succeeded(_)
     ));
     assert_eq!(ocr.admission().held("textract-jobs"), 1);
     ocr.start(&op(2), &doc(2), "t").await.unwrap();
     assert_eq!(provider.ocr.job_count(), 3);
+}
+
+#[tokio::test]
+async fn a_job_refused_as_too_long_gives_its_slot_back_and_a_failed_poll_keeps_it() {
+    let provider = clocked(0);
+    let two_pages = OcrDocument {
+        engine: "test".into(),
+        pages: [1, 2]
+            .map(|number| crate::ocr::Page {
+                number,
+                lines: vec![],
+            })
+            .to_vec(),
+    };
+    let result = OcrPoll::Succeeded(two_pages);
+    provider
+        .ocr
+        .results
+        .lock()
+        .unwrap()
+        .insert(doc(0).key, result);
+    let ocr = admitted(&provider, quotas(15, 25, 1)).await;
+    let job = ocr.start(&op(0), &doc(0), "t").await.unwrap();
+
+    // A poll the provider cannot answer (no such job here) is no end of the job.
+    let lost = ocr
+        .poll(&op(0), "no-such-job", 1, &Unpaced)
+        .await
+        .unwrap_err();
+    assert_eq!(lost.family(), crate::error::Family::Fatal);
+    assert_eq!(ocr.admission().held("textract-jobs"), 1);
+
+    let refused = ocr.poll(&op(0), &job, 1, &Unpaced).await.unwrap_err();
+    assert_eq!(refused.name(), "Business.TooManyPages");
+    assert_eq!(ocr.admission().held("textract-jobs"), 0);
 }
 
 #[tokio::test]
@@ -242,7 +296,7 @@ async fn a_poll_without_a_free_call_slot_answers_in_progress_without_asking() {
     let mut answers = Vec::new();
     for _ in 0..8 {
         timer.set(0); // every poll arrives at 0
-        answers.push(ocr.poll(&op(0), &job).await.unwrap());
+        answers.push(ocr.poll(&op(0), &job, 100, &Unpaced).await.unwrap());
     }
     let asked = provider.polls_at.lock().unwrap().len();
     assert_eq!(asked, 5, "a slot every 1,050 ms within the 5 s horizon");
@@ -251,6 +305,39 @@ async fn a_poll_without_a_free_call_slot_answers_in_progress_without_asking() {
         .all(|a| matches!(a, OcrPoll::Succeeded(_))));
     assert!(answers[5..].iter().all(|a| *a == OcrPoll::InProgress));
     assert!(busiest_second(&provider.polls_at.lock().unwrap()) <= 1);
+}
+
+#[tokio::test]
+async fn a_long_jobs_answers_each_take_a_call_slot_and_keep_to_the_quota() {
+    let provider = clocked(0);
+    for n in 0..2 {
+        let read = OcrPoll::Succeeded(OcrDocument::from_lines(&["x"], 0.99));
+        provider
+            .ocr
+            .results
+            .lock()
+            .unwrap()
+            .insert(doc(n).key, read);
+    }
+    *provider.answers_per_poll.lock().unwrap() = 12;
+    let ocr = admitted(&provider, quotas(15, 5, 5)).await;
+    let jobs = [
+        ocr.start(&op(0), &doc(0), "t").await.unwrap(),
+        ocr.start(&op(1), &doc(1), "t").await.unwrap(),
+    ];
+
+    // Two long jobs' polls at once: 24 calls under 5 a second.
+    let ops = [op(0), op(1)];
+    let (a, b) = tokio::join!(
+        ocr.poll(&ops[0], &jobs[0], 100, &Unpaced),
+        ocr.poll(&ops[1], &jobs[1], 100, &Unpaced)
+    );
+
+    assert!(matches!(a, Ok(OcrPoll::Succeeded(_))), "{a:?}");
+    assert!(matches!(b, Ok(OcrPoll::Succeeded(_))), "{b:?}");
+    let calls = provider.polls_at.lock().unwrap().clone();
+    assert_eq!(calls.len(), 24);
+    assert!(busiest_second(&calls) <= 5, "{calls:?}");
 }
 
 #[tokio::test]
@@ -276,7 +363,10 @@ async fn a_caller_that_wakes_late_takes_another_slot_and_a_late_poll_is_not_an_e
     timer
         .oversleep_ms
         .store(60, std::sync::atomic::Ordering::SeqCst);
-    assert_eq!(ocr.poll(&op(0), &job).await.unwrap(), OcrPoll::InProgress);
+    assert_eq!(
+        ocr.poll(&op(0), &job, 100, &Unpaced).await.unwrap(),
+        OcrPoll::InProgress
+    );
     assert!(provider.polls_at.lock().unwrap().is_empty());
 }
 

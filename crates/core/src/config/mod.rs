@@ -59,7 +59,16 @@ impl LedgerRules {
 pub struct Limits {
     /// Larger uploads are rejected before OCR.
     pub max_document_bytes: u64,
+    /// Documents with more pages are refused (`Business.TooManyPages`): at ingest when the
+    /// bytes tell the count (`crate::pages`), else by the OCR step at the job's first answer,
+    /// before any text is fetched. It bounds what the OCR and validate functions hold, and so
+    /// their memory: at most [`MAX_PAGES_CEILING`], Textract's own limit for a job.
+    pub max_pages: u32,
 }
+
+/// The most pages Amazon Textract's asynchronous text detection reads in one document (PDF
+/// and TIFF; "Quotas in Amazon Textract", hard limits).
+pub const MAX_PAGES_CEILING: u32 = 3_000;
 
 /// How a date like `03/04/2026`, readable both ways, is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,6 +268,10 @@ impl PipelineConfig {
         }
         if self.limits.max_document_bytes == 0 {
             return Err(invalid("limits.max_document_bytes", "must be above zero"));
+        }
+        if !(1..=MAX_PAGES_CEILING).contains(&self.limits.max_pages) {
+            let why = format!("must be from 1 to {MAX_PAGES_CEILING} (Textract's limit)");
+            return Err(invalid("limits.max_pages", why));
         }
         let l = &self.ledger;
         if l.lease_seconds <= 0 {

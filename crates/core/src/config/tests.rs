@@ -29,6 +29,7 @@ fn builtin_config_parses_with_the_committed_thresholds() {
     assert_eq!(config.ledger.lease_seconds, 10);
     assert_eq!(config.ledger.max_ambiguous_attempts, 3);
     assert_eq!(config.limits.max_document_bytes, 20 * 1024 * 1024);
+    assert_eq!(config.limits.max_pages, 100);
     assert_eq!(config.extraction.date_order, DateOrder::Dmy);
     assert_eq!(config.validation.min_confidence, 0.80);
     assert_eq!(config.validation.max_amount, "1000000.00");
@@ -124,8 +125,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-05.19";
-const PINNED_FINGERPRINT: &str = "cfg-ea780300cde827f9";
+const PINNED_VERSION: &str = "2026-12-07.1";
+const PINNED_FINGERPRINT: &str = "cfg-3e9bc2a2c1734731";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {
@@ -205,6 +206,14 @@ fn from_json_rejects_other_out_of_range_values_naming_the_key() {
         (
             "limits.max_document_bytes",
             Box::new(|v| v["limits"]["max_document_bytes"] = 0.into()),
+        ),
+        (
+            "limits.max_pages",
+            Box::new(|v| v["limits"]["max_pages"] = 0.into()),
+        ),
+        (
+            "limits.max_pages",
+            Box::new(|v| v["limits"]["max_pages"] = 3_001.into()),
         ),
         (
             "extraction.labels.total_amount",

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::ids::{OperationId, RunId};
 use crate::model::run::ObjectRef;
 use crate::ocr::OcrDocument;
-use crate::ports::{Ocr, OcrPoll, OcrWaiter, OcrWaits};
+use crate::ports::{CallPace, Ocr, OcrPoll, OcrWaiter, OcrWaits};
 use crate::Error;
 
 /// A scripted OCR provider: one job per operation id (like Textract's ClientRequestToken); polls
@@ -111,7 +111,13 @@ impl Ocr for FakeOcr {
         }
     }
 
-    async fn poll(&self, _: &OperationId, job_id: &str) -> Result<OcrPoll, Error> {
+    async fn poll(
+        &self,
+        _: &OperationId,
+        job_id: &str,
+        max_pages: u32,
+        _: &impl CallPace,
+    ) -> Result<OcrPoll, Error> {
         {
             let mut pending = self.pending_polls.lock().unwrap();
             if *pending > 0 {
@@ -124,12 +130,20 @@ impl Ocr for FakeOcr {
             .values()
             .find(|(job, _)| job == job_id)
             .ok_or_else(|| Error::BadInput(format!("unknown job {job_id}")))?;
-        self.results
-            .lock()
-            .unwrap()
-            .get(&document.key)
-            .cloned()
-            .ok_or_else(|| Error::Internal(format!("no scripted result for {}", document.key)))
+        let result = self.results.lock().unwrap().get(&document.key).cloned();
+        match result {
+            Some(OcrPoll::Succeeded(read)) if read.pages.len() > max_pages as usize => {
+                Err(Error::TooManyPages {
+                    pages: read.pages.len() as u32,
+                    limit: max_pages,
+                })
+            }
+            Some(result) => Ok(result),
+            None => Err(Error::Internal(format!(
+                "no scripted result for {}",
+                document.key
+            ))),
+        }
     }
 }
 

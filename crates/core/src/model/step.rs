@@ -76,7 +76,7 @@ impl Step {
     /// and never retries it (`tests/lint` checks the state machines against this list).
     pub fn business_outcomes(self) -> &'static [ErrorKind] {
         match self {
-            Step::Ocr => &[ErrorKind::OcrFailed],
+            Step::Ocr => &[ErrorKind::OcrFailed, ErrorKind::TooManyPages],
             Step::Validate => &[ErrorKind::DocumentInvalid],
             Step::Review => &[ErrorKind::ReviewRejected],
             Step::Receipt => &[ErrorKind::DuplicateInvoice],
@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(
             named,
             [
-                ("ocr", &[ErrorKind::OcrFailed][..]),
+                ("ocr", &[ErrorKind::OcrFailed, ErrorKind::TooManyPages][..]),
                 ("validate", &[ErrorKind::DocumentInvalid][..]),
                 ("review", &[ErrorKind::ReviewRejected][..]),
                 ("receipt", &[ErrorKind::DuplicateInvoice][..]),

@@ -23,7 +23,7 @@ pub use bundle::{
 };
 pub use config::{ConfigStore, Published, PublishedConfig};
 pub use ledger::Ledger;
-pub use ocr::{Ocr, OcrPoll, OcrWaiter, OcrWaits};
+pub use ocr::{CallPace, Ocr, OcrPoll, OcrWaiter, OcrWaits, Unpaced};
 pub use payable::{AnswerBus, PayableBook};
 pub use review::ReviewStore;
 pub use saga::{Deliver, Downstream, EventBus, Outbox, ReceiptWaits, SagaJournal, StaleJournal};

@@ -19,6 +19,23 @@ pub enum OcrPoll {
     Failed(String),
 }
 
+/// Spaces the calls of one request that takes several (a long job's answers): each call after
+/// the first waits for its turn.
+pub trait CallPace: Send + Sync {
+    /// Waits until one more call may be sent; `Transient.QuotaFull` when no turn comes soon.
+    fn next_call(&self) -> impl Future<Output = Result<(), Error>> + Send;
+}
+
+/// Calls as fast as they come (a provider under no admission).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unpaced;
+
+impl CallPace for Unpaced {
+    async fn next_call(&self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
 /// An OCR provider: jobs for any document, and a synchronous read for one page.
 pub trait Ocr: Send + Sync {
     /// Starts (or, with the same operation id, finds) the text detection job for `document`.
@@ -30,11 +47,16 @@ pub trait Ocr: Send + Sync {
         tag: &str,
     ) -> impl Future<Output = Result<String, Error>> + Send;
     /// The state of job `job_id`, which `operation` started; on success the whole normalized
-    /// document.
+    /// document. A finished job of more than `max_pages` pages is `Business.TooManyPages`,
+    /// told before its text is fetched (the provider's first answer says how many pages). A
+    /// long job's text takes more than one call; each call after the first waits for
+    /// `pace.next_call()` (a provider under admission spaces them within its quota).
     fn poll(
         &self,
         operation: &OperationId,
         job_id: &str,
+        max_pages: u32,
+        pace: &impl CallPace,
     ) -> impl Future<Output = Result<OcrPoll, Error>> + Send;
     /// Reads a one-page `document` synchronously (no job, nothing to wait for): the normalized
     /// document, or `None` when the provider reads it only as a job (more than one page). A

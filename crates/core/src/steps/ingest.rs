@@ -135,7 +135,7 @@ pub async fn handle(
     // are gone before the run's start waits for its turn (`read_budget`).
     let read = {
         let _held = ctx.reads.hold(meta.size).await;
-        Upload::read(&blobs.get(&raw).await?)
+        Upload::read(&blobs.get(&raw).await?, ctx.config.limits.max_pages)
     };
     let upload = match read {
         Ok(upload) => upload,
@@ -238,12 +238,21 @@ struct Upload {
 }
 
 impl Upload {
-    /// The summary of `bytes`, or why they are no document we can process.
-    fn read(bytes: &[u8]) -> Result<Self, Error> {
+    /// The summary of `bytes`, or why they are no document we can process: among the reasons,
+    /// more pages than `max_pages` when the bytes tell the count (the OCR step refuses the
+    /// others at their job's first answer).
+    fn read(bytes: &[u8], max_pages: u32) -> Result<Self, Error> {
         let kind = check_content(bytes)?;
+        let pages = crate::pages::count(bytes, kind);
+        if let Some(pages) = pages.filter(|&n| n > max_pages) {
+            return Err(Error::TooManyPages {
+                pages,
+                limit: max_pages,
+            });
+        }
         Ok(Self {
             sha256: sha256_hex(bytes),
-            pages: crate::pages::count(bytes, kind),
+            pages,
         })
     }
 }

@@ -49,7 +49,7 @@ use crate::model::step::Step;
 use crate::ocr::OcrDocument;
 use crate::ports::{
     BlobStore, Change, HasBlobs, HasLedger, HasOcr, HasStore, Ledger, Ocr, OcrPoll, Refused,
-    RunStatus,
+    RunStatus, Unpaced,
 };
 use crate::Error;
 
@@ -446,7 +446,8 @@ impl<P: HasStore + HasLedger> Holder<'_, P> {
 }
 
 /// Polls the job once. On success writes the normalized OCR and completes the operation; on a
-/// failed job ends the operation and the run and returns `Business.OcrFailed`.
+/// failed job (or one of more pages than `limits.max_pages`) ends the operation and the run and
+/// returns `Business.OcrFailed` (`Business.TooManyPages`).
 pub async fn poll(
     ports: &(impl HasOcr + HasBlobs + HasStore + HasLedger),
     ctx: &Context,
@@ -463,7 +464,21 @@ pub async fn poll(
     let job_id = started.job_id.as_str();
     let polled = match job_id.strip_prefix(REUSED) {
         Some(pointer) => OcrPoll::Succeeded(stored_document(ports.blobs(), pointer).await?),
-        None => ports.ocr().poll(&holder.op, job_id).await?,
+        None => {
+            let max_pages = ctx.config.limits.max_pages;
+            match ports
+                .ocr()
+                .poll(&holder.op, job_id, max_pages, &Unpaced)
+                .await
+            {
+                Ok(polled) => polled,
+                // The document itself is refused (more pages than the limit): the run ends.
+                Err(e) if e.family() == Family::Business => {
+                    return Err(holder.fail_run(Some(job_id), e).await)
+                }
+                Err(e) => return Err(e),
+            }
+        }
     };
     match polled {
         OcrPoll::InProgress => Ok(OcrPolled {

@@ -14,7 +14,7 @@ use crate::ids::OperationId;
 use crate::ids::Tenant;
 use crate::memory::{test_run, FakeOcr, MemoryAdmission, MemoryWorkflow, VirtualTimer};
 use crate::model::run::ObjectRef;
-use crate::ports::{Ocr, OcrPoll};
+use crate::ports::{Ocr, OcrPoll, Unpaced};
 
 /// The engine, with the instant of every start it saw.
 #[derive(Default)]
@@ -189,7 +189,7 @@ async fn a_full_job_pool_holds_starts_back_and_the_ocr_step_finds_its_runs_slot_
         .lock()
         .unwrap()
         .insert(doc(0).key, OcrPoll::Failed("unreadable".into()));
-    ocr.poll(&holder(0), &job).await.unwrap();
+    ocr.poll(&holder(0), &job, 100, &Unpaced).await.unwrap();
     assert_eq!(admission.held(&pool), 1);
     assert_eq!(
         start_all(&workflow, 2..4).await,

@@ -10,26 +10,48 @@ fn png_of(len: usize) -> Vec<u8> {
     bytes
 }
 
-#[tokio::test]
-async fn a_document_of_exactly_the_size_limit_is_accepted_and_one_byte_more_is_quarantined() {
-    let mut w = world();
-    w.ctx.config.limits.max_document_bytes = 64;
-
-    let at_limit = w
-        .ingest(&w.upload("inbox/acme/at.png", &png_of(64), "2026-11-30T10:00:00Z"))
-        .await;
-    let over = w
-        .ingest(&w.upload("inbox/acme/over.png", &png_of(65), "2026-11-30T10:00:00Z"))
-        .await;
+/// Ingests `at` (a document at a limit) and then `over` (one unit more): the first starts a run,
+/// the second is quarantined with `error` and starts none.
+async fn at_limit_started_and_over_quarantined(w: &World, at: &[u8], over: &[u8], error: &str) {
+    let time = "2026-11-30T10:00:00Z";
+    let at_limit = w.ingest(&w.upload("inbox/acme/at", at, time)).await;
+    let over = w.ingest(&w.upload("inbox/acme/over", over, time)).await;
 
     assert!(
         matches!(at_limit, IngestOutcome::Started { .. }),
         "{at_limit:?}"
     );
-    let IngestOutcome::Quarantined { error, .. } = over else {
+    let IngestOutcome::Quarantined { error: named, .. } = over else {
         panic!("not quarantined: {over:?}");
     };
-    assert_eq!(error, "Business.DocumentTooLarge");
+    assert_eq!(named, error);
+    assert_eq!(w.ports.workflow.executions.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_document_of_exactly_the_size_limit_is_accepted_and_one_byte_more_is_quarantined() {
+    let mut w = world();
+    w.ctx.config.limits.max_document_bytes = 64;
+    let (at, over) = (png_of(64), png_of(65));
+    at_limit_started_and_over_quarantined(&w, &at, &over, "Business.DocumentTooLarge").await;
+}
+
+/// A PDF whose `pages` page objects are in the clear (ingest counts them).
+fn pdf_of_pages(pages: usize) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.4\n1 0 obj << /Type /Pages /Count 0 >> endobj\n".to_vec();
+    for n in 0..pages {
+        pdf.extend(format!("{} 0 obj << /Type /Page /Parent 1 0 R >> endobj\n", n + 2).bytes());
+    }
+    pdf.extend(b"%%EOF\n");
+    pdf
+}
+
+#[tokio::test]
+async fn a_pdf_of_exactly_the_page_limit_is_accepted_and_one_page_more_is_quarantined() {
+    let mut w = world();
+    w.ctx.config.limits.max_pages = 3;
+    let (at, over) = (pdf_of_pages(3), pdf_of_pages(4));
+    at_limit_started_and_over_quarantined(&w, &at, &over, "Business.TooManyPages").await;
 }
 
 #[tokio::test]

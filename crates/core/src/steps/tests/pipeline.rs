@@ -294,6 +294,50 @@ async fn an_unreadable_document_fails_its_run_with_the_ocr_error() {
 }
 
 #[tokio::test]
+async fn a_job_of_more_pages_than_the_limit_fails_its_run_by_name_and_writes_no_ocr() {
+    let mut w = world();
+    w.ctx.config.limits.max_pages = 2;
+    let page = |number| crate::ocr::Page {
+        number,
+        lines: vec![],
+    };
+    let long = crate::ocr::OcrDocument {
+        engine: "test".into(),
+        pages: (1..=3).map(page).collect(),
+    };
+    // A TIFF: ingest cannot count its pages, so only the job's answer tells them.
+    w.script_ocr("inbox/acme/long.tiff", OcrPoll::Succeeded(long));
+    let input = w.input_of(
+        &w.ingest(&w.upload("inbox/acme/long.tiff", TIFF, "2026-11-30T10:00:00Z"))
+            .await,
+    );
+
+    let outcome = w.run(&input).await;
+
+    assert!(
+        matches!(outcome, Err(Error::TooManyPages { .. })),
+        "{outcome:?}"
+    );
+    let run = w.ports.store.run(&input.run_id).await.unwrap().unwrap();
+    assert_eq!(
+        (run.status, run.error.as_deref()),
+        (RunStatus::Failed, Some("Business.TooManyPages"))
+    );
+    let calls = w.callbacks();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].1, Err("Business.TooManyPages".to_string()));
+    let entries = w.entries(&input.document_id).await;
+    let failed: Vec<_> = entries
+        .iter()
+        .filter(|e| e.draft.action == "ocr.failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{entries:?}");
+    assert!(w.ports.blobs.keys("normalized").is_empty());
+    // and the upload stays where it was
+    assert!(w.ports.blobs.head(&input.raw).await.unwrap().is_some());
+}
+
+#[tokio::test]
 async fn hostile_uploads_are_quarantined_with_their_named_error_and_audited_once() {
     let w = world();
     let big = vec![b'%'; (w.ctx.config.limits.max_document_bytes + 1) as usize];
