@@ -4,7 +4,9 @@ Tesseract on two cores.
 
 Off by default. ``/_docket/textract/scale``: GET reads the settings and the cache's hits and
 misses; POST changes them (``{"cache": true, "secondsPerPage": 2.0}``; ``null`` seconds: no
-simulated duration); DELETE resets the counters. With the cache on, a document's pages are kept
+simulated duration) or stores a document's pages under the SHA-256 of its bytes (``{"store":
+{"sha256": "<hex>", "pages": [...]}}``, the pages as the disk cache writes them: a bench reads
+a long document of known words without OCR); DELETE resets the counters. With the cache on, a document's pages are kept
 under the SHA-256 of its bytes, in memory and, when ``DOCKET_TEXTRACT_CACHE_DIR`` is set, on
 disk (one JSON file a document), so a later LocalStack reads them without OCR. With
 ``secondsPerPage``, an asynchronous job ends no sooner than that many seconds a page after its
@@ -66,8 +68,13 @@ class Scale:
         self.misses = 0
 
     def configure(self, change: object) -> dict:
-        if not isinstance(change, dict) or not set(change) <= {"cache", "secondsPerPage"}:
-            raise InvalidSetting('expected {"cache": bool, "secondsPerPage": number|null}')
+        if not isinstance(change, dict) or not set(change) <= {"cache", "secondsPerPage", "store"}:
+            raise InvalidSetting(
+                'expected {"cache": bool, "secondsPerPage": number|null, '
+                '"store": {"sha256": hex, "pages": [...]}}'
+            )
+        if "store" in change:
+            self._store_given(change["store"])
         cache = change.get("cache", self.cache)
         seconds = change.get("secondsPerPage", self.seconds_per_page)
         if not isinstance(cache, bool):
@@ -78,6 +85,18 @@ class Scale:
         with self._lock:
             self.cache, self.seconds_per_page = cache, seconds
         return self.view()
+
+    def _store_given(self, stored: object) -> None:
+        """Keeps the pages of a `store` change under its SHA-256."""
+        key = stored.get("sha256") if isinstance(stored, dict) else None
+        if not isinstance(key, str) or len(key) != 64 or not set(key) <= set("0123456789abcdef"):
+            raise InvalidSetting("store.sha256 must be a SHA-256 in lower-case hex")
+        try:
+            pages = pages_from_json(json.dumps(stored["pages"]))
+        except (KeyError, TypeError, ValueError) as e:
+            raise InvalidSetting(f"store.pages: {e!r}") from e
+        with self._lock:
+            self._memory[key] = pages
 
     def reset(self) -> dict:
         with self._lock:

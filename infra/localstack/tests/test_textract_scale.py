@@ -5,6 +5,8 @@ the modules import LocalStack: run with the project venv from infra/localstack:
 """
 
 import contextlib
+import hashlib
+import json
 import tempfile
 import threading
 import time
@@ -53,6 +55,17 @@ class Cache(unittest.TestCase):
             later = Scale(tmp)
             later.configure({"cache": True})
             self.assertEqual(later.cached(b"doc"), PAGES)
+
+    def test_pages_stored_for_a_hash_are_served_for_those_bytes(self):
+        scale = Scale()
+        sha = hashlib.sha256(b"doc").hexdigest()
+        stored = json.loads(pages_to_json(PAGES))
+        scale.configure({"cache": True, "store": {"sha256": sha, "pages": stored}})
+        self.assertEqual(scale.cached(b"doc"), PAGES)
+        self.assertIsNone(scale.cached(b"doc2"))
+        for bad in [{"sha256": "x", "pages": stored}, {"sha256": sha}, {"sha256": sha, "pages": [1]}]:
+            with self.assertRaises(InvalidSetting, msg=repr(bad)):
+                scale.configure({"store": bad})
 
     def test_a_change_of_another_shape_is_refused(self):
         scale = Scale()
