@@ -6,9 +6,10 @@ Off by default. ``/_docket/textract/scale``: GET reads the settings and the cach
 misses; POST changes them (``{"cache": true, "secondsPerPage": 2.0}``; ``null`` seconds: no
 simulated duration) or stores a document's pages under the SHA-256 of its bytes (``{"store":
 {"sha256": "<hex>", "pages": [...]}}``, the pages as the disk cache writes them: a bench reads
-a long document of known words without OCR); DELETE resets the counters. With the cache on, a document's pages are kept
-under the SHA-256 of its bytes, in memory and, when ``DOCKET_TEXTRACT_CACHE_DIR`` is set, on
-disk (one JSON file a document), so a later LocalStack reads them without OCR. With
+a long document of known words without OCR); DELETE resets the counters. With the cache on,
+a document's pages are kept under the SHA-256 of its bytes, in memory and, when
+``DOCKET_TEXTRACT_CACHE_DIR`` is set, on disk (one JSON file a document), so a later
+LocalStack reads them without OCR. With
 ``secondsPerPage``, an asynchronous job ends no sooner than that many seconds a page after its
 start (a cached one without holding an OCR worker), and a synchronous call answers no sooner.
 The setting is read again at each check of a read that waits (at most ``RECHECK_SECONDS``
@@ -88,7 +89,9 @@ class Scale:
 
     def _store_given(self, stored: object) -> None:
         """Keeps the pages of a `store` change under its SHA-256."""
-        key = stored.get("sha256") if isinstance(stored, dict) else None
+        if not isinstance(stored, dict):
+            raise InvalidSetting('store must be {"sha256": hex, "pages": [...]}')
+        key = stored.get("sha256")
         if not isinstance(key, str) or len(key) != 64 or not set(key) <= set("0123456789abcdef"):
             raise InvalidSetting("store.sha256 must be a SHA-256 in lower-case hex")
         try:

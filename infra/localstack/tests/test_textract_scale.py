@@ -63,7 +63,12 @@ class Cache(unittest.TestCase):
         scale.configure({"cache": True, "store": {"sha256": sha, "pages": stored}})
         self.assertEqual(scale.cached(b"doc"), PAGES)
         self.assertIsNone(scale.cached(b"doc2"))
-        for bad in [{"sha256": "x", "pages": stored}, {"sha256": sha}, {"sha256": sha, "pages": [1]}]:
+        bad_stores = [
+            {"sha256": "x", "pages": stored},
+            {"sha256": sha},
+            {"sha256": sha, "pages": [1]},
+        ]
+        for bad in bad_stores:
             with self.assertRaises(InvalidSetting, msg=repr(bad)):
                 scale.configure({"store": bad})
 
