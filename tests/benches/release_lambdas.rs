@@ -56,11 +56,11 @@ fn full_pages(pages: u32) -> (Vec<u8>, Value) {
             (0..LINES_A_PAGE)
                 .map(|l| {
                     let mut line = format!("p{p} l{l}");
-                    for w in (p + l).. {
+                    for word in words.iter().cycle().skip(p + l) {
                         if line.len() > 88 {
                             break;
                         }
-                        line = format!("{line} {}", words[w % words.len()]);
+                        line = format!("{line} {word}");
                     }
                     line
                 })

@@ -365,7 +365,7 @@ impl<O: Ocr, A: Admission, T: Timer> Ocr for AdmittedOcr<O, A, T> {
         // A job that ended, read or refused as too long, holds its slot no more.
         let ended = match &polled {
             Ok(polled) => !matches!(polled, OcrPoll::InProgress),
-            Err(e) => e.family() == crate::error::Family::Business,
+            Err(e) => e.family() == Family::Business,
         };
         if ended {
             self.give_back(operation.as_str()).await?;
