@@ -162,6 +162,30 @@ pub fn unique(prefix: &str) -> String {
     )
 }
 
+/// A directory of the system's temporary directory that only this test writes, removed with
+/// what it holds when dropped (a test that fails leaves nothing behind either).
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// A new, empty directory named from `prefix` ([`unique`]).
+    pub fn new(prefix: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(unique(prefix));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        Scratch(dir)
+    }
+
+    /// The path of `name` in it.
+    pub fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `cargo build` of binary `bin` as the scripts build it, run from inside a test.
 ///
 /// `--workspace`: the same feature unification as the scripts' builds, so the binary is the one

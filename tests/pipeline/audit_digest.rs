@@ -279,7 +279,8 @@ async fn a_digest_with_a_tampered_signature_is_refused() {
     let mut outputs: HashMap<String, String> =
         serde_json::from_str(&std::fs::read_to_string(outputs_path()).unwrap()).unwrap();
     outputs.insert("AuditDigestBucket".into(), scratch.clone());
-    let forged_outputs = std::env::temp_dir().join(format!("{scratch}.json"));
+    let dir = util::Scratch::new(&scratch);
+    let forged_outputs = dir.join("outputs.json");
     std::fs::write(&forged_outputs, serde_json::to_string(&outputs).unwrap()).unwrap();
     let any_document = serde_json::from_slice::<Value>(&body).unwrap()["chains"]
         .as_object()

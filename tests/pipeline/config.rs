@@ -105,8 +105,7 @@ async fn the_cli_lists_shows_and_diffs_the_published_configs() {
         c["version"] = json!(docket_e2e::util::unique("e2e-changed"));
         c["validation"]["max_future_days"] = json!(7);
     });
-    let dir = std::env::temp_dir().join(docket_e2e::util::unique("config"));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = docket_e2e::util::Scratch::new("config");
     let file = dir.join("pipeline.json");
     std::fs::write(&file, serde_json::to_string_pretty(&changed).unwrap()).unwrap();
     let operator = Session { env: Vec::new() };

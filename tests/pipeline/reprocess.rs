@@ -71,8 +71,7 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     changed["version"] = json!(docket_e2e::util::unique("e2e-reprocess"));
     changed["extraction"]["currency_symbols"]["$"] = json!("CAD");
     let changed = PipelineConfig::from_json(&changed.to_string()).unwrap();
-    let dir = std::env::temp_dir().join(docket_e2e::util::unique("reprocess"));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = docket_e2e::util::Scratch::new("reprocess");
     let file = dir.join("pipeline.json");
     std::fs::write(&file, serde_json::to_string(&changed).unwrap()).unwrap();
     let admin = Session { env: Vec::new() };
