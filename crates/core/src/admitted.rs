@@ -30,8 +30,10 @@
 //!   on the pool's count: in the mixed-fault soak 1,978 transactions were cancelled on their
 //!   condition against 806 that landed, and 4 of 100 documents were final after ten minutes.)
 //!
-//! What it does not bound: a poll of a long document pages through the result (one call per
-//! 1,000 blocks) in one turn. The lease of a job slot outlasts the workflow's whole OCR wait
+//! A poll of a long document pages through the result (one call per 1,000 blocks): each answer
+//! after the first takes a turn of its own at the same pacer (`NextAnswers`), so a job read in
+//! many answers keeps to the quota as many polls would. The lease of a job slot outlasts the
+//! workflow's whole OCR wait
 //! (for the notification, then the poll loop), so a slot is never reclaimed while its job may
 //! still run. With completion by callback, the poll that gives the slot back is ocr-notified's.
 
@@ -65,7 +67,8 @@ pub struct Rules {
     pub max_late_ms: i64,
     /// How far after now a call slot is asked for (ms): longer than taking it (a conditional
     /// write, two when the pacer was idle) usually takes, so that the slot is still ahead
-    /// when it is ours.
+    /// when it is ours. (A one-page run's read, booked at its start, is asked for
+    /// `read_ahead_ms` ahead instead: [`starts`].)
     pub lead_ms: i64,
     /// How far ahead a call slot is waited for (ms); must be well within the function's timeout.
     pub horizon_ms: i64,
