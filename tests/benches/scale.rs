@@ -17,7 +17,9 @@
 //! upload to the execution's end, state transitions, invocations and DynamoDB writes per document,
 //! the Tasks' failures by state and error (each one retried a billed transition), when the OCR
 //! step's Task began after its execution's start and how long it took, the Lambda GB-seconds a
-//! document by function, the peak of concurrent Textract jobs, the bill per 1,000 documents,
+//! document by function, the peak of concurrent Textract jobs, where the read slots went
+//! (the reads' spacing against the pacer's interval, and how many came at the slot their
+//! start booked: [`reads`]), the bill per 1,000 documents,
 //! and the machine's CPU time over the burst (every process: LocalStack, the Lambdas, this
 //! bench) with the time its cores alone need for it, so that a completion bound by the machine
 //! is told from one bound by the quotas or the design ([`machine`]). The quotas stay lowered
@@ -35,6 +37,7 @@ use docket_e2e::metering;
 use docket_e2e::reviewers::record_quotas;
 use docket_e2e::scale::machine;
 use docket_e2e::scale::quota::quota_bound_seconds;
+use docket_e2e::scale::reads;
 use docket_e2e::stack::{invoice_lines, invoice_pdf, s, tenant, Stack};
 use docket_e2e::util::{self, percentile};
 use reqwest::Method;
@@ -236,6 +239,8 @@ struct RunHistory {
     /// From the OCR Task's last attempt to its end (ms): the OCR function's wait for its
     /// turn, the read and the callback.
     ocr_took_ms: Option<i64>,
+    /// The read its start booked, if it did.
+    booked: Option<reads::Booked>,
 }
 
 /// The state the OCR step's Task is.
@@ -263,17 +268,24 @@ async fn run_history(stack: &Stack, run: &str) -> RunHistory {
         ..RunHistory::default()
     };
     let mut state = "?";
-    let (mut started_ms, mut attempt_ms) = (None, None);
+    let (mut started_ms, mut attempt_ms, mut booked, mut began_ms) = (None, None, None, None);
     for e in &history {
         if let Some(name) = e.state_entered_event_details().map(|d| d.name()) {
             state = name;
         }
         let at_ms = e.timestamp().to_millis().unwrap_or_default();
         match e.r#type() {
-            HistoryEventType::ExecutionStarted => started_ms = Some(at_ms),
+            HistoryEventType::ExecutionStarted => {
+                started_ms = Some(at_ms);
+                booked = e
+                    .execution_started_event_details()
+                    .and_then(|d| d.input())
+                    .and_then(reads::booked_read);
+            }
             HistoryEventType::TaskStarted if state == OCR_STATE => {
                 if attempt_ms.is_none() {
                     summary.ocr_began_ms = started_ms.map(|started| at_ms - started);
+                    began_ms = Some(at_ms);
                 }
                 attempt_ms = Some(at_ms);
             }
@@ -297,6 +309,15 @@ async fn run_history(stack: &Stack, run: &str) -> RunHistory {
                 .or_default() += 1;
         }
     }
+    summary.booked = booked
+        .zip(started_ms)
+        .map(|((subject, slot_ms), started_ms)| reads::Booked {
+            run: run.to_string(),
+            subject,
+            slot_ms,
+            started_ms,
+            ocr_began_ms: began_ms,
+        });
     summary
 }
 
@@ -421,9 +442,10 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
         .collect();
     latency.sort_by(f64::total_cmp);
     let (mut transitions_total, mut failures) = (0, BTreeMap::<String, usize>::new());
-    let (mut ocr_began, mut ocr_took) = (vec![], vec![]);
+    let (mut ocr_began, mut ocr_took, mut booked) = (vec![], vec![], vec![]);
     for e in done.values() {
         let run = run_history(stack, &e.run).await;
+        booked.extend(run.booked);
         transitions_total += run.transitions;
         ocr_began.extend(run.ocr_began_ms.map(|ms| ms as f64 / 1000.0));
         ocr_took.extend(run.ocr_took_ms.map(|ms| ms as f64 / 1000.0));
@@ -560,6 +582,15 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
             );
         }
     }
+    let jitter = settings.jitter_ms;
+    reads::print(
+        settings.tps,
+        jitter,
+        settings.seconds_per_page,
+        &burst.mark,
+        &booked,
+    )
+    .await;
     println!("bench-scale:   OCR cache: {cache}");
     usage.bill().print("documents of the burst");
 }

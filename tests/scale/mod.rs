@@ -26,6 +26,7 @@
 
 pub mod machine;
 pub mod quota;
+pub mod reads;
 mod run;
 #[cfg(test)]
 mod tests;

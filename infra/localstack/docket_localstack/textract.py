@@ -64,6 +64,7 @@ from docket_localstack.textract_ocr import (
 )
 from docket_localstack.textract_quota import QUOTAS
 from docket_localstack.textract_scale import SCALE
+from docket_localstack.wire_log import ADMITTED_MS
 
 LOG = logging.getLogger(__name__)
 
@@ -160,6 +161,13 @@ def publish_completion(job: Job) -> None:
         sns.publish(TopicArn=topic_arn, Message=json.dumps(message))
     except Exception as e:  # the job's outcome stands even if nobody hears of it
         LOG.warning("textract: could not notify %s of job %s: %s", topic_arn, job.job_id, e)
+
+
+def admit(context: RequestContext, operation: str) -> None:
+    """Counts a call of `operation` against its quota (or refuses it), and marks when on the
+    request, for the wire log (``admittedMs``)."""
+    QUOTAS.admit(context.account_id, context.region, operation)
+    setattr(context, ADMITTED_MS, int(time.time() * 1000))
 
 
 # --- jobs -------------------------------------------------------------------------------------
@@ -281,7 +289,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("DetectDocumentText", expand=False)
     def detect_document_text(self, context: RequestContext, request: dict) -> dict:
-        QUOTAS.admit(context.account_id, context.region, "DetectDocumentText")
+        admit(context, "DetectDocumentText")
         document = request.get("Document") or {}
         try:
             if document.get("Bytes") is not None:
@@ -303,7 +311,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("StartDocumentTextDetection", expand=False)
     def start_document_text_detection(self, context: RequestContext, request: dict) -> dict:
-        QUOTAS.admit(context.account_id, context.region, "StartDocumentTextDetection")
+        admit(context, "StartDocumentTextDetection")
         s3_object = s3_location(request.get("DocumentLocation"), "DocumentLocation")
         state = self._state(context)
         token = request.get("ClientRequestToken")
@@ -345,7 +353,7 @@ class TextractProvider(ServiceLifecycleHook):
 
     @handler("GetDocumentTextDetection", expand=False)
     def get_document_text_detection(self, context: RequestContext, request: dict) -> dict:
-        QUOTAS.admit(context.account_id, context.region, "GetDocumentTextDetection")
+        admit(context, "GetDocumentTextDetection")
         job_id = request.get("JobId")
         state = self._state(context)
         with self._lock:

@@ -5,7 +5,8 @@ records at most one answer to a task token however often it is sent). The log ke
 the service, the operation and a *subject*: for the operations in ``SUBJECTS``, the SHA-256 of the
 request parameter that says what the request acts on (a task token is a secret: only its hash is
 kept; an EventBridge ``PutEvents`` is named by its first entry's detail type and the ``eventId``
-of its ``Detail``, so a test counts the publications and answers of one event; a Lambda
+of its ``Detail``, so a test counts the publications and answers of one event; an
+execution's start by its ``name`` (docket's run id); a Lambda
 ``Invoke`` by the ``FunctionName`` as the caller wrote it; a Textract text detection start by
 its ``ClientRequestToken``, the run's OCR operation id, a job's poll by its ``JobId``, and a
 synchronous read (``DetectDocumentText``) by the key of the S3 object it reads; a DynamoDB
@@ -17,7 +18,9 @@ bench can say which table the units go to. A request
 answered with a service error has its code as ``error`` (a refused conditional write,
 ``ConditionalCheckFailedException``, is billed all the same). Each request has ``atMs``, when
 it was logged (unix ms, this machine's clock, which the callers on it share), so that a test can
-tell that a call waited for its turn.
+tell that a call waited for its turn; a call our local Textract's quotas admitted also has
+``admittedMs``, when they did (the instant its quota counts, before any simulated read time),
+so that a bench can set each call against the slot it was sent in.
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status", "atMs"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -47,12 +50,16 @@ LOG = logging.getLogger(__name__)
 
 MAX_ENTRIES = 200_000
 
+# The request context's attribute where a provider puts when its quota admitted the request.
+ADMITTED_MS = "docket_admitted_ms"
+
 # (service, operation) -> the request parameter whose hash is the subject (a dotted path into
 # nested parameters).
 SUBJECTS = {
     ("stepfunctions", "SendTaskSuccess"): "taskToken",
     ("stepfunctions", "SendTaskFailure"): "taskToken",
     ("stepfunctions", "SendTaskHeartbeat"): "taskToken",
+    ("stepfunctions", "StartExecution"): "name",
     ("lambda", "Invoke"): "FunctionName",
     ("textract", "StartDocumentTextDetection"): "ClientRequestToken",
     ("textract", "DetectDocumentText"): "Document.S3Object.Name",
@@ -139,6 +146,7 @@ class WireLog:
         params: Mapping[str, Any] | None,
         status: int,
         error: str | None = None,
+        admitted_ms: int | None = None,
     ) -> None:
         entry: dict[str, Any] = {
             "service": service,
@@ -149,6 +157,8 @@ class WireLog:
         }
         if error:
             entry["error"] = error
+        if admitted_ms is not None:
+            entry["admittedMs"] = admitted_ms
         if service == "dynamodb":
             entry["items"] = dynamodb_items(operation, params)
             entry["tables"] = dynamodb_tables(operation, params)
@@ -176,6 +186,7 @@ class WireLog:
             context.service_request,
             response.status_code,
             context.service_exception.code if context.service_exception else None,
+            getattr(context, ADMITTED_MS, None),
         )
 
 

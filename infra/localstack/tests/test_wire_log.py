@@ -31,6 +31,11 @@ class Subjects(unittest.TestCase):
         subject = subject_of("textract", "StartDocumentTextDetection", params)
         self.assertEqual(subject, hashlib.sha256(b"op-1").hexdigest())
 
+    def test_an_execution_start_is_named_by_the_execution_it_names(self):
+        params = {"stateMachineArn": "arn:sm", "name": "run-1", "input": "{}"}
+        subject = subject_of("stepfunctions", "StartExecution", params)
+        self.assertEqual(subject, hashlib.sha256(b"run-1").hexdigest())
+
     def test_a_synchronous_read_is_named_by_the_key_it_reads(self):
         params = {"Document": {"S3Object": {"Bucket": "raw", "Name": "inbox/a/x.pdf"}}}
         subject = subject_of("textract", "DetectDocumentText", params)
@@ -101,6 +106,14 @@ class Finding(unittest.TestCase):
         log.record("textract", "DetectDocumentText", None, 200)
         after = int(time.time() * 1000)
         self.assertTrue(before <= log.find(service="textract")[0]["atMs"] <= after)
+
+    def test_a_call_a_quota_admitted_keeps_when_and_others_have_no_such_time(self):
+        log = WireLog()
+        log.record("textract", "DetectDocumentText", None, 200, None, 1_700_000_000_123)
+        log.record("textract", "DetectDocumentText", None, 400, "ThrottlingException")
+        admitted, refused = log.find(service="textract")
+        self.assertEqual(admitted["admittedMs"], 1_700_000_000_123)
+        self.assertNotIn("admittedMs", refused)
 
     def test_every_given_field_must_match_and_empty_ones_match_anything(self):
         log = WireLog()
