@@ -30,8 +30,8 @@
 //! A run whose document is known to have one page (`RunInput::one_page`) is read by the
 //! provider's synchronous API: no job, so its start takes no job slot. Its start books the
 //! read itself: a slot of the read's own pacer (`textract-DetectDocumentText`, the one every
-//! read takes its turn at), `read_ahead_ms` further ahead than a turn is asked for; the
-//! execution is started that long before the slot, with the slot in its input
+//! read takes its turn at), asked for `read_ahead_ms` after now (with no lead on top:
+//! `start_one_page` says why); the execution is started that long before the slot, with the slot in its input
 //! (`RunInput::read_at_ms`), and the OCR step reads at it ([`super::AdmittedOcr`]). One pacer
 //! paces the start and the read: with a pacer for the starts and another for the reads at the
 //! same rate, the reads' queue never drained, every OCR function waited most of the horizon for
@@ -88,8 +88,16 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
     }
 
     /// A one-page document's start: books its run's read at the provider's synchronous read
-    /// pacer, `read_ahead_ms` after now and the lead, waits until that long before the slot,
-    /// and starts the execution with the slot in its input (module docs).
+    /// pacer, `read_ahead_ms` after now, waits until that long before the slot, and starts the
+    /// execution with the slot in its input (module docs).
+    ///
+    /// No lead on top: the read ahead is this slot's lead (a booking that took longer leaves the
+    /// OCR step that much less of it), and any more is a pacer left idle at a batch's end. A
+    /// batch's invocation ends when its last start is sent, `read_ahead_ms` before its last
+    /// slot; the next batch's first booking asks for `read_ahead_ms` after its own now; so the
+    /// slot after the last is taken, not passed by, only if the batch after comes within the
+    /// pacer's interval less the lead (bench-scale at 1 a second: 6 slots of 46 passed by with
+    /// a lead of 250 ms, `tests/scale/reads.rs`).
     async fn start_one_page(
         &self,
         name: &str,
@@ -99,7 +107,7 @@ impl<W: Workflow, A: Admission, T: Timer> PacedStarts<W, A, T> {
         let (rules, timer) = (&self.rules, &self.timer);
         if let Some(&per_second) = quotas.tps.get(rules.detect) {
             let (pacer, pace) = (rules.pacer(rules.detect), rules.pace(per_second, quotas));
-            let asked = timer.now_ms() + rules.lead_ms + rules.read_ahead_ms;
+            let asked = timer.now_ms() + rules.read_ahead_ms;
             let Taken::Slot { at_ms } = self.admission.take_slot(&pacer, &pace, asked).await?
             else {
                 return Err(busy(&pacer, rules.horizon_ms));
