@@ -190,3 +190,10 @@ def register_sfn_map_results():
     from docket_localstack.sfn_map_results import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_sfn_program_cache():
+    from docket_localstack.sfn_program_cache import install
+
+    install()
