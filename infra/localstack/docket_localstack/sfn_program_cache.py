@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 _INSTALLED = "_docket_parsed_once"
@@ -59,29 +60,35 @@ class Programs:
             return kept
 
 
-def fix_heap_keys(root: Any) -> int:
-    """Asks every evaluation component reachable from `root` for its `heap_key`, so that each
-    draws its uid now, on one thread, and never again; returns how many it asked."""
+def components(root: Any) -> Iterator[Any]:
+    """Every evaluation component reachable from `root` (a program, or any component), once."""
     from localstack.services.stepfunctions.asl.component.component import Component
     from localstack.services.stepfunctions.asl.component.eval_component import EvalComponent
 
     seen: set[int] = set()
     stack = [root]
-    asked = 0
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, EvalComponent):
-            _ = node.heap_key
-            asked += 1
+            yield node
         if isinstance(node, Component):
             stack.extend(vars(node).values())
         elif isinstance(node, dict):
             stack.extend(node.values())
         elif isinstance(node, list | tuple | set | frozenset):
             stack.extend(node)
+
+
+def fix_heap_keys(root: Any) -> int:
+    """Asks every evaluation component reachable from `root` for its `heap_key`, so that each
+    draws its uid now, on one thread, and never again; returns how many it asked."""
+    asked = 0
+    for component in components(root):
+        _ = component.heap_key
+        asked += 1
     return asked
 
 

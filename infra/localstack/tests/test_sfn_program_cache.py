@@ -5,10 +5,9 @@ import json
 import types
 import unittest
 
-from localstack.services.stepfunctions.asl.component.eval_component import EvalComponent
 from localstack.services.stepfunctions.asl.parse.asl_parser import AmazonStateLanguageParser
 
-from docket_localstack.sfn_program_cache import Programs, fix_heap_keys, install
+from docket_localstack.sfn_program_cache import Programs, components, fix_heap_keys, install
 
 # A Task with a Retry and a Catch: its retrier counts attempts under its components' heap keys.
 DEFINITION = json.dumps(
@@ -33,25 +32,6 @@ def parse(definition):
     return AmazonStateLanguageParser.parse(definition)[0]
 
 
-def components(root):
-    """Every evaluation component reachable from `root` (as `fix_heap_keys` walks them)."""
-    found, stack, seen = [], [root], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, EvalComponent):
-            found.append(node)
-        if hasattr(node, "__dict__") and type(node).__module__.startswith("localstack."):
-            stack.extend(vars(node).values())
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list | tuple):
-            stack.extend(node)
-    return found
-
-
 class ParsedOnce(unittest.TestCase):
     def test_one_definition_is_parsed_once_and_another_apart(self):
         programs = Programs(parse)
@@ -63,11 +43,11 @@ class ParsedOnce(unittest.TestCase):
         self.assertEqual(programs.parses, 2)
 
     def test_every_component_has_its_heap_key_before_it_is_shared(self):
-        fresh = components(parse(DEFINITION))
+        fresh = list(components(parse(DEFINITION)))
         unset = [c for c in fresh if c._EvalComponent__heap_key is None]
         self.assertGreater(len(unset), 5, "a fresh program draws its keys lazily")
         shared = Programs(parse).program(DEFINITION)
-        found = components(shared)
+        found = list(components(shared))
         self.assertEqual(len(found), len(fresh))
         self.assertEqual([c for c in found if c._EvalComponent__heap_key is None], [])
         self.assertEqual(fix_heap_keys(shared), len(found))
