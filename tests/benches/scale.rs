@@ -582,10 +582,9 @@ async fn report(stack: &Stack, settings: &Settings, region: &str, burst: &Burst,
             );
         }
     }
-    let jitter = settings.jitter_ms;
     reads::print(
         settings.tps,
-        jitter,
+        settings.jitter_ms,
         settings.seconds_per_page,
         &burst.mark,
         &booked,

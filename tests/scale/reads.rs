@@ -61,6 +61,12 @@ pub struct Bookings {
     pub early: usize,
 }
 
+/// Whether a read `late_ms` after its booked slot came at a later turn of its own: more than
+/// half an interval after it.
+fn took_another_turn(late_ms: i64, interval_ms: i64) -> bool {
+    late_ms > interval_ms / 2
+}
+
 /// Sorts each `(booked slot, admitted read)` pair (unix ms) into [`Bookings`].
 pub fn bookings(pairs: &[(i64, i64)], interval_ms: i64) -> Bookings {
     let mut out = Bookings::default();
@@ -68,10 +74,10 @@ pub fn bookings(pairs: &[(i64, i64)], interval_ms: i64) -> Bookings {
         let late = read - booked;
         if late < -interval_ms / 2 {
             out.early += 1;
-        } else if late <= interval_ms / 2 {
-            out.at_slot_late_ms.push(late);
-        } else {
+        } else if took_another_turn(late, interval_ms) {
             out.later_ms.push(late);
+        } else {
+            out.at_slot_late_ms.push(late);
         }
     }
     out.at_slot_late_ms.sort_unstable();
@@ -103,11 +109,12 @@ pub fn booked_read(input: &str) -> Option<(String, i64)> {
 
 /// `p50 x ms, p99 y ms, max z ms` of `ms` (sorted), or `none`.
 fn spread(ms: &[i64]) -> String {
+    let ms: Vec<f64> = ms.iter().map(|&m| m as f64).collect();
     match ms.last() {
         Some(max) => format!(
-            "p50 {} ms, p99 {} ms, max {max} ms",
-            ms[ms.len() / 2],
-            ms[(ms.len() * 99 / 100).min(ms.len() - 1)]
+            "p50 {:.0} ms, p99 {:.0} ms, max {max:.0} ms",
+            util::percentile(&ms, 0.5),
+            util::percentile(&ms, 0.99)
         ),
         None => "none".into(),
     }
@@ -174,22 +181,21 @@ pub async fn print(
         b.early,
         read_at.len().saturating_sub(pairs.len())
     );
-    let missed = |b: &&Booked| {
-        read_at
-            .get(&b.subject)
-            .is_some_and(|&at| at - b.slot_ms > interval / 2)
-    };
-    let (mut started, mut began): (Vec<i64>, Vec<i64>) = (vec![], vec![]);
-    for b in booked.iter().filter(missed) {
+    // Those that came too late for their booking: when their execution started and their OCR
+    // Task began against the slot, and their starts at the wire (how many requests each, how
+    // they were answered, and when the first and the last was answered against when the start
+    // was due: the slot less the read-ahead).
+    let (mut started, mut began, mut first, mut last) = (vec![], vec![], vec![], vec![]);
+    let (mut requests, mut answers) = (0, BTreeMap::<String, usize>::new());
+    for b in booked {
+        let Some(&at) = read_at.get(&b.subject) else {
+            continue;
+        };
+        if !took_another_turn(at - b.slot_ms, interval) {
+            continue;
+        }
         started.push(b.started_ms - b.slot_ms);
         began.extend(b.ocr_began_ms.map(|ms| ms - b.slot_ms));
-    }
-    // Their starts at the wire: how many requests each, how they were answered, and when
-    // the first and the last was answered against when the start was due (the slot less
-    // the read-ahead).
-    let (mut first, mut last, mut requests) = (vec![], vec![], 0);
-    let mut answers: BTreeMap<String, usize> = BTreeMap::new();
-    for b in booked.iter().filter(missed) {
         let subject = sha256_hex(b.run.as_bytes());
         let starts = util::wire_requests("stepfunctions", "StartExecution", &subject).await;
         let due = b.slot_ms - rules.read_ahead_ms;

@@ -33,9 +33,9 @@
 //! A poll of a long document pages through the result (one call per 1,000 blocks): each answer
 //! after the first takes a turn of its own at the same pacer (`NextAnswers`), so a job read in
 //! many answers keeps to the quota as many polls would. The lease of a job slot outlasts the
-//! workflow's whole OCR wait
-//! (for the notification, then the poll loop), so a slot is never reclaimed while its job may
-//! still run. With completion by callback, the poll that gives the slot back is ocr-notified's.
+//! workflow's whole OCR wait (for the notification, then the poll loop), so a slot is never
+//! reclaimed while its job may still run. With completion by callback, the poll that gives the
+//! slot back is ocr-notified's.
 
 use std::future::Future;
 
