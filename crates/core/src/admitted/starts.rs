@@ -27,18 +27,18 @@
 //! waiting message's attempts, so a full pool is asked at most at the start rate (the other
 //! order would write a job slot and give it back for every message the pacer turns away).
 //!
-//! A run whose document is known to have one page (`RunInput::one_page`) is read by the
-//! provider's synchronous API: no job, so its start takes no job slot. Its start books the
-//! read itself: a slot of the read's own pacer (`textract-DetectDocumentText`, the one every
-//! read takes its turn at), asked for `read_ahead_ms` after now (with no lead on top:
-//! `start_one_page` says why); the execution is started that long before the slot, with the
-//! slot in its input (`RunInput::read_at_ms`), and the OCR step reads at it
-//! ([`super::AdmittedOcr`]). One pacer paces the start and the read: with a pacer for the
-//! starts and another for the reads at the same rate, the reads' queue never drained, every
-//! OCR function waited most of the horizon for its turn, and a third of its first attempts found none (bench-scale at 1,000: 483
-//! `Transient.QuotaFull` retries, 0.48 a document; SCALE.md). An OCR step come too late for its
-//! slot (a retry, a redrive) takes a turn as any read does; a start whose answer was lost and
-//! is retried books another slot, and one goes unused.
+//! A run whose document is known to have one page (`RunInput::one_page`) is read by the provider's
+//! synchronous API: no job, so its start takes no job slot. Its start books the read itself: a slot
+//! of the read's own pacer (`textract-DetectDocumentText`, the one every read takes its turn at),
+//! asked for `read_ahead_ms` after now (with no lead on top: `start_one_page` says why); the
+//! execution is started that long before the slot, with the slot in its input
+//! (`RunInput::read_at_ms`), and the OCR step reads at it ([`super::AdmittedOcr`]). One pacer paces
+//! the start and the read: with a pacer for the starts and another for the reads at the same rate,
+//! the reads' queue never drained, every OCR function waited most of the horizon for its turn, and
+//! a third of its first attempts found none (bench-scale at 1,000: 483 `Transient.QuotaFull`
+//! retries, 0.48 a document; SCALE.md). An OCR step come too late for its slot (a retry, a redrive)
+//! takes a turn as any read does; a start whose answer was lost and is retried books another slot,
+//! and one goes unused.
 //!
 //! A job slot taken here for an execution that already existed (a duplicate delivery of an
 //! upload whose run had ended: `AlreadyExists`), whose start was refused outright (no execution
