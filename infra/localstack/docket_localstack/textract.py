@@ -53,6 +53,7 @@ from localstack.aws.api import CommonServiceException, RequestContext, handler
 from localstack.aws.connect import connect_to
 from localstack.services.plugins import ServiceLifecycleHook
 
+from docket_localstack import request_clock
 from docket_localstack.textract_ocr import (
     MB,
     UNSUPPORTED_FORMAT,
@@ -62,9 +63,9 @@ from docket_localstack.textract_ocr import (
     document_blocks,
     ocr_document,
 )
-from docket_localstack.textract_quota import QUOTAS
+from docket_localstack.textract_quota import QUOTAS, ThroughputExceeded
 from docket_localstack.textract_scale import SCALE
-from docket_localstack.wire_log import ADMITTED_MS
+from docket_localstack.wire_log import QUOTA
 
 LOG = logging.getLogger(__name__)
 
@@ -164,10 +165,19 @@ def publish_completion(job: Job) -> None:
 
 
 def admit(context: RequestContext, operation: str) -> None:
-    """Counts a call of `operation` against its quota (or refuses it), and marks when on the
-    request, for the wire log (``admittedMs``)."""
-    QUOTAS.admit(context.account_id, context.region, operation)
-    setattr(context, ADMITTED_MS, int(time.time() * 1000))
+    """Counts a call of `operation` against its quota at the instant LocalStack received it (or
+    refuses it), and marks on the request, for the wire log, that instant (``admittedMs``;
+    refused: ``refusedMs`` and ``windowMs``) and how long after it the quota judged it
+    (``queuedMs``)."""
+    received = request_clock.received(context)
+    queued = {"queuedMs": int((time.monotonic() - received[0]) * 1000)} if received else {}
+    try:
+        admitted_ms = QUOTAS.admit(context.account_id, context.region, operation, received)
+    except ThroughputExceeded as refused:
+        judged = {"refusedMs": refused.refused_ms, "windowMs": refused.window_ms, **queued}
+        setattr(context, QUOTA, judged)
+        raise
+    setattr(context, QUOTA, {"admittedMs": admitted_ms, **queued})
 
 
 # --- jobs -------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ quotas", https://docs.aws.amazon.com/general/latest/gr/textract.html, us-east-1 
   GetDocumentTextDetection 25 (AnalyzeDocument 10, not emulated). A call beyond the quota is
   refused with ``ProvisionedThroughputExceededException`` (HTTP 400), as the Textract developer
   guide's "Handling connection errors" says AWS does. We count calls in a sliding one-second
-  window: no second ever holds more admitted calls than the quota.
+  window: no second ever holds more admitted calls than the quota. A call counts at the instant
+  LocalStack received it (``request_clock``), as AWS counts it at its front door, not when
+  LocalStack's busy interpreter came to judge it.
 - asynchronous jobs that exist at once: 600. A start while that many jobs are IN_PROGRESS is
   refused with ``LimitExceededException`` (HTTP 400) "until the number of concurrently running
   jobs is below the Amazon Textract service limit" (the exception's documentation).
@@ -28,6 +30,7 @@ resets the counters (not the quotas).
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections import defaultdict, deque
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 
 from localstack.aws.api import CommonServiceException
 
-from docket_localstack import settings_api
+from docket_localstack import request_clock, settings_api
 from docket_localstack.settings_api import InvalidSetting
 
 DEFAULT_TPS = {
@@ -46,6 +49,9 @@ DEFAULT_TPS = {
 }
 DEFAULT_MAX_JOBS = 600
 WINDOW_SECONDS = 1.0
+# How long a call is kept after it was received: longer than any request waits in LocalStack
+# before its provider judges it, so that a late one is still set against the calls around it.
+HISTORY_SECONDS = 60.0
 
 THROUGHPUT_EXCEEDED = "ProvisionedThroughputExceededException"
 LIMIT_EXCEEDED = "LimitExceededException"
@@ -55,13 +61,20 @@ class InvalidQuota(InvalidSetting):
     """A quota change that does not have the documented shape."""
 
 
-def throughput_exceeded() -> CommonServiceException:
-    return CommonServiceException(
-        THROUGHPUT_EXCEEDED,
-        "The number of requests exceeded your throughput limit. If you want to increase this "
-        "limit, contact Amazon Textract.",
-        status_code=400,
-    )
+class ThroughputExceeded(CommonServiceException):
+    """AWS's refusal of a call past an operation's quota, carrying (for the wire log, not the
+    caller) when it was judged and when the calls that filled its second were admitted (unix
+    ms), so that a bench can tell which call came too soon after which."""
+
+    def __init__(self, refused_ms: int, window_ms: list[int]):
+        super().__init__(
+            THROUGHPUT_EXCEEDED,
+            "The number of requests exceeded your throughput limit. If you want to increase "
+            "this limit, contact Amazon Textract.",
+            status_code=400,
+        )
+        self.refused_ms = refused_ms
+        self.window_ms = window_ms
 
 
 def limit_exceeded() -> CommonServiceException:
@@ -92,29 +105,54 @@ class Seen:
 class Quotas:
     """The quotas and their counters, shared by the provider and the HTTP resource."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ):
         self._clock = clock
+        self._wall = wall
         self._lock = threading.Lock()
         self.tps: dict[str, int | None] = dict(DEFAULT_TPS)
         self.max_jobs: int | None = DEFAULT_MAX_JOBS
         self.regions: dict[str, dict] = {}  # region -> {"tps": {...}[, "maxJobs": n]}
-        self._calls: dict[tuple[str, str, str], deque[float]] = defaultdict(deque)
+        # (account, region, operation) -> the calls admitted in the last second: (monotonic s,
+        # unix ms).
+        self._calls: dict[tuple[str, str, str], deque[tuple[float, int]]] = defaultdict(deque)
         self._running: dict[tuple[str, str], int] = defaultdict(int)
         self._seen: dict[str, Seen] = defaultdict(Seen)
 
-    def admit(self, account: str, region: str, operation: str) -> None:
-        """Counts a call of `operation`, or raises ProvisionedThroughputExceededException."""
+    def admit(
+        self,
+        account: str,
+        region: str,
+        operation: str,
+        received: tuple[float, int] | None = None,
+    ) -> int:
+        """Counts a call of `operation` at the instant it was `received` (monotonic s, unix ms;
+        default: now) and answers that instant (unix ms), or raises ``ThroughputExceeded``
+        (ProvisionedThroughputExceededException) when some one-second window holding it would
+        hold more calls than the quota. Calls may be judged out of the order they were received
+        in (LocalStack's handler threads), so the windows on both sides of it are checked."""
         now = self._clock()
+        at, at_ms = received or (now, int(self._wall() * 1000))
         with self._lock:
             limit = self._tps(region, operation)
-            window = self._calls[(account, region, operation)]
-            while window and window[0] <= now - WINDOW_SECONDS:
-                window.popleft()
-            if limit and len(window) >= limit:
-                self._seen[region].refused[operation][THROUGHPUT_EXCEEDED] += 1
-                raise throughput_exceeded()
-            window.append(now)
+            calls = self._calls[(account, region, operation)]
+            while calls and calls[0][0] <= now - HISTORY_SECONDS:
+                calls.popleft()
+            i = bisect.bisect_right([t for t, _ in calls], at)
+            held = [*list(calls)[:i], (at, at_ms), *list(calls)[i:]]
+            if limit:
+                # Any window holding this call and `limit` others holds `limit + 1` calls in a row.
+                for j in range(max(0, i - limit), i + 1):
+                    if j + limit < len(held) and held[j + limit][0] - held[j][0] < WINDOW_SECONDS:
+                        self._seen[region].refused[operation][THROUGHPUT_EXCEEDED] += 1
+                        others = held[j:i] + held[i + 1 : j + limit + 1]
+                        raise ThroughputExceeded(at_ms, [ms for _, ms in others])
+            calls.insert(i, (at, at_ms))
             self._seen[region].admitted[operation] += 1
+            return at_ms
 
     def start_job(self, account: str, region: str, operation: str) -> None:
         """Takes a job slot, or raises LimitExceededException (counted against `operation`)."""
@@ -195,5 +233,7 @@ QUOTAS = Quotas()
 
 
 def install() -> None:
-    """Adds ``/_docket/textract/quotas`` (called once, at LocalStack start)."""
+    """Adds ``/_docket/textract/quotas`` and the receipt stamp the quotas count by (called once,
+    at LocalStack start)."""
+    request_clock.install()
     settings_api.install("/_docket/textract/quotas", QUOTAS.view, QUOTAS.configure, QUOTAS.reset)

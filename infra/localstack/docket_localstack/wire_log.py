@@ -19,8 +19,10 @@ answered with a service error has its code as ``error`` (a refused conditional w
 ``ConditionalCheckFailedException``, is billed all the same). Each request has ``atMs``, when
 it was logged (unix ms, this machine's clock, which the callers on it share), so that a test can
 tell that a call waited for its turn; a call our local Textract's quotas admitted also has
-``admittedMs``, when they did (the instant its quota counts, before any simulated read time),
-so that a bench can set each call against the slot it was sent in.
+``admittedMs``, the instant they count it at (when LocalStack received it), so that a bench can
+set each call against the slot it was sent in, and one they refused ``refusedMs``, that
+instant, and ``windowMs``, those of the calls that filled its second; both have ``queuedMs``,
+how long after it the quota judged the call.
 ``GET /_docket/requests?service=&operation=&subject=`` answers
 ``{"count": n, "requests": [{"service", "operation", "subject", "status", "atMs"}, ...]}`` for the
 requests that match every given field; ``DELETE`` clears the log. It holds the newest
@@ -50,8 +52,9 @@ LOG = logging.getLogger(__name__)
 
 MAX_ENTRIES = 200_000
 
-# The request context's attribute where a provider puts when its quota admitted the request.
-ADMITTED_MS = "docket_admitted_ms"
+# The request context's attribute where a provider puts what its quota made of the request: the
+# entry's fields ``admittedMs``, or ``refusedMs`` and ``windowMs``, and ``queuedMs`` (module docs).
+QUOTA = "docket_quota"
 
 # (service, operation) -> the request parameter whose hash is the subject (a dotted path into
 # nested parameters).
@@ -146,7 +149,7 @@ class WireLog:
         params: Mapping[str, Any] | None,
         status: int,
         error: str | None = None,
-        admitted_ms: int | None = None,
+        quota: Mapping[str, Any] | None = None,
     ) -> None:
         entry: dict[str, Any] = {
             "service": service,
@@ -157,8 +160,8 @@ class WireLog:
         }
         if error:
             entry["error"] = error
-        if admitted_ms is not None:
-            entry["admittedMs"] = admitted_ms
+        if quota:
+            entry.update(quota)
         if service == "dynamodb":
             entry["items"] = dynamodb_items(operation, params)
             entry["tables"] = dynamodb_tables(operation, params)
@@ -186,7 +189,7 @@ class WireLog:
             context.service_request,
             response.status_code,
             context.service_exception.code if context.service_exception else None,
-            getattr(context, ADMITTED_MS, None),
+            getattr(context, QUOTA, None),
         )
 
 

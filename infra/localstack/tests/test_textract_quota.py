@@ -14,6 +14,7 @@ from docket_localstack.textract_quota import (
     DEFAULT_TPS,
     InvalidQuota,
     Quotas,
+    ThroughputExceeded,
 )
 
 START = "StartDocumentTextDetection"
@@ -53,6 +54,52 @@ class TransactionsPerSecond(unittest.TestCase):
         seen = self.quotas.view()["seen"]["us-east-1"]
         self.assertEqual(seen["admitted"][START], 15)
         self.assertEqual(seen["refused"][START], {"ProvisionedThroughputExceededException": 1})
+
+    def test_a_refusal_says_when_and_which_calls_filled_its_second(self):
+        quotas = Quotas(clock=self.clock, wall=lambda: self.clock.now + 1_700_000_000)
+        quotas.configure({"tps": {START: 2}, "region": "eu-west-3"})
+        admitted = []
+        for step in (0.0, 0.4, 0.7):
+            self.clock.now += step
+            admitted.append(quotas.admit("000000000000", "eu-west-3", START))
+        self.assertEqual(admitted[1] - admitted[0], 400)
+        self.clock.now += 0.2
+        with self.assertRaises(ThroughputExceeded) as caught:
+            quotas.admit("000000000000", "eu-west-3", START)
+        # The first call had left the window when the third came; the second and third fill it.
+        self.assertEqual(caught.exception.window_ms, admitted[1:])
+        self.assertEqual(caught.exception.refused_ms - admitted[2], 200)
+
+    def test_a_call_counts_when_it_was_received_not_when_it_is_judged(self):
+        quotas = Quotas(clock=self.clock, wall=lambda: self.clock.now)
+        quotas.configure({"tps": {START: 1}, "region": "eu-west-3"})
+        received = (self.clock.now, 5_000)
+        self.clock.now += 1.0
+        quotas.admit("000000000000", "eu-west-3", START)
+        # Judged 1.3 s after it came, but it came 1.0 s before the call above: admitted.
+        self.clock.now += 0.3
+        self.assertEqual(quotas.admit("000000000000", "eu-west-3", START, received), 5_000)
+
+    def test_a_call_judged_late_is_refused_by_the_calls_on_either_side_of_it(self):
+        quotas = Quotas(clock=self.clock, wall=lambda: self.clock.now * 1000)
+        quotas.configure({"tps": {START: 2}, "region": "eu-west-3"})
+        t0 = self.clock.now
+        for at in (0.0, 0.9):
+            self.clock.now = t0 + at
+            quotas.admit("000000000000", "eu-west-3", START)
+        self.clock.now = t0 + 3.0
+        late = (t0 + 0.5, 7)
+        with self.assertRaises(ThroughputExceeded) as caught:
+            quotas.admit("000000000000", "eu-west-3", START, late)
+        # 0.0, 0.5 and 0.9 lie within one second: the calls before and after it are named.
+        self.assertEqual(caught.exception.refused_ms, 7)
+        self.assertEqual(len(caught.exception.window_ms), 2)
+        # Received 1.0 s after the first and 0.1 s after the second: it and the second fill
+        # (0.9, 1.9] alone, within the quota.
+        self.assertEqual(quotas.admit("000000000000", "eu-west-3", START, (t0 + 1.0, 8)), 8)
+        # A call the history has forgotten is set against none.
+        self.clock.now = t0 + 100.0
+        self.assertEqual(quotas.admit("000000000000", "eu-west-3", START, (t0 + 0.95, 9)), 9)
 
     def test_the_window_slides_a_call_is_admitted_once_the_oldest_is_a_second_old(self):
         for i in range(15):

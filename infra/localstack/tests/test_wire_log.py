@@ -4,6 +4,7 @@ import hashlib
 import time
 import unittest
 
+from docket_localstack.textract_quota import THROUGHPUT_EXCEEDED
 from docket_localstack.wire_log import WireLog, dynamodb_items, dynamodb_tables, subject_of
 
 
@@ -107,13 +108,18 @@ class Finding(unittest.TestCase):
         after = int(time.time() * 1000)
         self.assertTrue(before <= log.find(service="textract")[0]["atMs"] <= after)
 
-    def test_a_call_a_quota_admitted_keeps_when_and_others_have_no_such_time(self):
+    def test_a_call_a_quota_judged_keeps_when_and_others_have_no_such_time(self):
         log = WireLog()
-        log.record("textract", "DetectDocumentText", None, 200, None, 1_700_000_000_123)
-        log.record("textract", "DetectDocumentText", None, 400, "ThrottlingException")
-        admitted, refused = log.find(service="textract")
-        self.assertEqual(admitted["admittedMs"], 1_700_000_000_123)
+        log.record("textract", "DetectDocumentText", None, 200, None, {"admittedMs": 1_123})
+        judged = {"refusedMs": 1_900, "windowMs": [1_123]}
+        log.record("textract", "DetectDocumentText", None, 400, THROUGHPUT_EXCEEDED, judged)
+        log.record("textract", "DetectDocumentText", None, 500, "ThrottlingException")
+        admitted, refused, failed = log.find(service="textract")
+        self.assertEqual(admitted["admittedMs"], 1_123)
+        self.assertNotIn("refusedMs", admitted)
+        self.assertEqual((refused["refusedMs"], refused["windowMs"]), (1_900, [1_123]))
         self.assertNotIn("admittedMs", refused)
+        self.assertFalse({"admittedMs", "refusedMs", "windowMs"} & set(failed))
 
     def test_every_given_field_must_match_and_empty_ones_match_anything(self):
         log = WireLog()
