@@ -91,14 +91,25 @@ pub async fn textract_scale(method: reqwest::Method, body: &Value) -> Value {
     textract_settings("scale", method, body).await
 }
 
+/// How long LocalStack's process stood still for its garbage collector (`/_docket/gc`): GET
+/// with `Value::Null`, DELETE to reset.
+pub async fn localstack_gc(method: reqwest::Method) -> Value {
+    docket_settings("gc", method, &Value::Null).await
+}
+
 /// One of our local Textract's settings endpoints, `/_docket/textract/<name>`.
 async fn textract_settings(name: &str, method: reqwest::Method, body: &Value) -> Value {
-    let url = format!("{}/_docket/textract/{name}", endpoint());
+    docket_settings(&format!("textract/{name}"), method, body).await
+}
+
+/// One of our extension's settings endpoints, `/_docket/<name>`.
+async fn docket_settings(name: &str, method: reqwest::Method, body: &Value) -> Value {
+    let url = format!("{}/_docket/{name}", endpoint());
     let mut request = reqwest::Client::new().request(method, url);
     if !body.is_null() {
         request = request.json(body);
     }
-    let response = request.send().await.expect("textract settings reachable");
+    let response = request.send().await.expect("settings endpoint reachable");
     assert!(
         response.status().is_success(),
         "{name}: {:?}",
@@ -107,7 +118,7 @@ async fn textract_settings(name: &str, method: reqwest::Method, body: &Value) ->
     response
         .json()
         .await
-        .expect("textract settings answer JSON")
+        .expect("settings endpoint answers JSON")
 }
 
 /// The requests LocalStack served with this `service`, `operation` and (hashed) `subject`, from

@@ -2,6 +2,8 @@
 //! a workload (a burst, or a day of a million documents) does to Textract's quotas under two
 //! designs, and how long it takes.
 //!
+//! (The bench's own readings of a burst, from the wire log, are in [`reads`] and [`refusals`].)
+//!
 //! - [`Design::Naive`]: every upload starts its execution at once and its OCR task calls
 //!   Textract at once; a refusal is retried by the SDK (3 attempts) and then by the task's
 //!   Retry (5 attempts, exponential backoff with full jitter), after which the document fails.
@@ -27,6 +29,7 @@
 pub mod machine;
 pub mod quota;
 pub mod reads;
+pub mod refusals;
 mod run;
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,7 @@ use docket_core::admitted::Rules;
 use docket_core::ids::sha256_hex;
 use docket_core::model::run::ExecutionInput;
 
+use crate::scale::refusals;
 use crate::{metering, util};
 
 /// How the admitted reads were spaced, against the pacer's `interval_ms`.
@@ -124,8 +125,9 @@ fn spread(ms: &[i64]) -> String {
 /// interval; how many were read at the slot their start booked (`booked`, matched by the wire
 /// log's subject) and how late after it the provider admitted them; and, of those that came
 /// too late for it, how late their execution and their OCR Task began against the slot (the
-/// start is sent the read-ahead before it). A read is timed when the provider's quota admitted
-/// it (`admittedMs`), or else when it was answered less its simulated duration.
+/// start is sent the read-ahead before it); and each read the provider refused, against the
+/// reads that filled its second ([`refusals`]). A read is timed when the provider's quota
+/// admitted it (`admittedMs`), or else when it was answered less its simulated duration.
 pub async fn print(
     tps: usize,
     jitter_ms: u32,
@@ -141,12 +143,17 @@ pub async fn print(
     let per_second = u32::try_from(tps).unwrap_or(u32::MAX);
     let interval = rules.pace(per_second, &quotas).interval_ms;
     let duration_ms = (seconds_per_page * 1000.0) as i64;
+    let reads: Vec<_> = util::wire_requests("textract", DETECT_TEXT, "")
+        .await
+        .into_iter()
+        .filter(|r| r["atMs"].as_i64().is_some_and(|at| at >= mark.since_ms()))
+        .collect();
     let mut read_at: BTreeMap<String, i64> = BTreeMap::new();
-    for r in util::wire_requests("textract", DETECT_TEXT, "").await {
+    for r in &reads {
         let (Some(answered), Some(subject)) = (r["atMs"].as_i64(), r["subject"].as_str()) else {
             continue;
         };
-        if answered >= mark.since_ms() && r["status"].as_u64() == Some(200) {
+        if r["status"].as_u64() == Some(200) {
             let at = r["admittedMs"].as_i64().unwrap_or(answered - duration_ms);
             read_at
                 .entry(subject.to_string())
@@ -166,6 +173,16 @@ pub async fn print(
             (spacing.unused_slots * interval) as f64 / 1000.0
         );
     }
+    let mut queued: Vec<i64> = reads
+        .iter()
+        .filter_map(|r| r["queuedMs"].as_i64())
+        .collect();
+    queued.sort_unstable();
+    println!(
+        "bench-scale:   read requests waited in LocalStack from its receipt (when the quota \
+         counts them) to the quota's judgment: {}",
+        spread(&queued)
+    );
     let pairs: Vec<(i64, i64)> = booked
         .iter()
         .filter_map(|b| Some((b.slot_ms, *read_at.get(&b.subject)?)))
@@ -222,6 +239,31 @@ pub async fn print(
         spread(&first),
         spread(&last)
     );
+    let slots = booked
+        .iter()
+        .map(|b| (b.subject.clone(), b.slot_ms))
+        .collect();
+    let gc = util::localstack_gc(reqwest::Method::GET).await;
+    let pauses: Vec<refusals::Pause> = gc["long"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((p["atMs"].as_i64()?, p["ms"].as_f64()? as i64)))
+        .filter(|(at, _)| *at >= mark.since_ms())
+        .collect();
+    let full = &gc["generations"]["2"];
+    println!(
+        "bench-scale:   LocalStack's garbage collector: {} full collections since it started \
+         ({:.0} ms in all, the longest {:.0} ms); {} pauses of {} ms or more in the burst, {} ms \
+         in all",
+        full["count"],
+        full["totalMs"].as_f64().unwrap_or_default(),
+        full["maxMs"].as_f64().unwrap_or_default(),
+        pauses.len(),
+        gc["longMs"],
+        pauses.iter().map(|(_, ms)| ms).sum::<i64>()
+    );
+    refusals::print(&refusals::refusals(&reads, &slots), &pauses, 20);
 }
 
 #[cfg(test)]

@@ -197,3 +197,10 @@ def register_sfn_program_cache():
     from docket_localstack.sfn_program_cache import install
 
     install()
+
+
+@hooks.on_infra_start()
+def register_gc_pauses():
+    from docket_localstack.gc_pauses import install
+
+    install()
