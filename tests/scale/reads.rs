@@ -255,13 +255,16 @@ pub async fn print(
     println!(
         "bench-scale:   LocalStack's garbage collector: {} full collections since it started \
          ({:.0} ms in all, the longest {:.0} ms); {} pauses of {} ms or more in the burst, {} ms \
-         in all",
+         in all; what full collections left alive frozen: {} ({} objects); peak memory {} MB",
         full["count"],
         full["totalMs"].as_f64().unwrap_or_default(),
         full["maxMs"].as_f64().unwrap_or_default(),
         pauses.len(),
         gc["longMs"],
-        pauses.iter().map(|(_, ms)| ms).sum::<i64>()
+        pauses.iter().map(|(_, ms)| ms).sum::<i64>(),
+        gc["freeze"],
+        gc["frozen"],
+        gc["maxRssMb"]
     );
     refusals::print(&refusals::refusals(&reads, &slots), &pauses, 20);
 }
