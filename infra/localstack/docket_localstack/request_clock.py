@@ -44,22 +44,8 @@ def install() -> None:
         return
     _installed = True
 
-    made = RequestContext.__init__
-
-    def context_stamped(self, *args, **kwargs):
-        setattr(self, RECEIVED, now())
-        made(self, *args, **kwargs)
-
-    RequestContext.__init__ = context_stamped  # type: ignore[method-assign]
-
-    request_class = rolo_twisted.TwistedRequestAdapter
-    request_made = request_class.__init__
-
-    def request_stamped(self, *args, **kwargs):
-        setattr(self, RECEIVED, now())
-        request_made(self, *args, **kwargs)
-
-    request_class.__init__ = request_stamped  # type: ignore[method-assign]
+    stamp_when_made(RequestContext)
+    stamp_when_made(rolo_twisted.TwistedRequestAdapter)
 
     to_environ = rolo_twisted.update_wsgi_environment
 
@@ -69,6 +55,17 @@ def install() -> None:
         stamp_environ(environ, request)
 
     rolo_twisted.update_wsgi_environment = environ_stamped
+
+
+def stamp_when_made(cls: type) -> None:
+    """Makes each new instance of `cls` carry the instant it was made (``RECEIVED``)."""
+    made = cls.__init__  # type: ignore[misc]
+
+    def stamped(self, *args, **kwargs):
+        setattr(self, RECEIVED, now())
+        made(self, *args, **kwargs)
+
+    cls.__init__ = stamped  # type: ignore[misc]
 
 
 def stamp_environ(environ: dict, request: object) -> None:

@@ -116,8 +116,8 @@ class Quotas:
         self.tps: dict[str, int | None] = dict(DEFAULT_TPS)
         self.max_jobs: int | None = DEFAULT_MAX_JOBS
         self.regions: dict[str, dict] = {}  # region -> {"tps": {...}[, "maxJobs": n]}
-        # (account, region, operation) -> the calls admitted in the last second: (monotonic s,
-        # unix ms).
+        # (account, region, operation) -> the calls admitted within ``HISTORY_SECONDS``, in
+        # the order they were received: (monotonic s, unix ms).
         self._calls: dict[tuple[str, str, str], deque[tuple[float, int]]] = defaultdict(deque)
         self._running: dict[tuple[str, str], int] = defaultdict(int)
         self._seen: dict[str, Seen] = defaultdict(Seen)
