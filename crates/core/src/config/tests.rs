@@ -125,8 +125,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.1";
-const PINNED_FINGERPRINT: &str = "cfg-3e9bc2a2c1734731";
+const PINNED_VERSION: &str = "2026-12-07.2";
+const PINNED_FINGERPRINT: &str = "cfg-c9a1fc373292762e";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

@@ -1,6 +1,7 @@
 //! The currency: ISO codes and configured symbols in the text; the field from its label, else
-//! the total's line, else the mentions elsewhere in the document (surer when several agree; the
-//! issuer's country's among them when they disagree), else the issuer's country's.
+//! the total's line, else the mentions elsewhere in the document (surer when several agree, or
+//! one agrees with the issuer's country; the country's among them when they disagree), else the
+//! issuer's country's.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -90,33 +91,39 @@ impl Extractor<'_> {
             None => counts[c.code.as_str()] == top,
         })?;
         let mut f = found(c);
+        // Two mentions, or one and the issuer's country's currency, agree.
+        let agreed = top >= 2 || country_code() == Some(c.code.as_str());
         f.quality *= match counts.len() {
-            1 if top >= 2 => CURRENCY_AGREED,
+            1 if agreed => CURRENCY_AGREED,
             1 => CURRENCY_ELSEWHERE,
             _ => CURRENCY_CONFLICT,
         };
         Some(ctx.field(&f))
     }
 
-    /// No currency printed: the one of the issuer's country (its name, phone prefix or tax
-    /// number's label on page 1), when only one country's currency is named.
+    /// No currency printed: the one of the issuer's country (its name, phone prefix, tax
+    /// number's label or VAT number on page 1), when only one country's currency is named.
     fn currency_of_country(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
         let mut named: Vec<(&str, &Ctx, Found)> = vec![];
         for ctx in pages.first()? {
-            for (code, hints) in &self.countries {
-                if let Some(hit) = hints.hits(ctx.text()).first() {
-                    named.push((
-                        code,
-                        ctx,
-                        Found {
-                            value: code.to_string(),
-                            start: hit.start,
-                            end: hit.end,
-                            quality: CURRENCY_OF_COUNTRY,
-                            normalized: true,
-                        },
-                    ));
-                }
+            let text = ctx.text();
+            let hints = self.countries.iter().filter_map(|(code, hints)| {
+                let hit = hints.hits(text).first().copied()?;
+                Some((*code, hit.start, hit.end))
+            });
+            let vat_ids = self.vat_ids.iter().filter_map(|(code, pattern)| {
+                let m = pattern.find(text)?;
+                Some((*code, m.start(), m.end()))
+            });
+            for (code, start, end) in hints.chain(vat_ids) {
+                let found = Found {
+                    value: code.to_string(),
+                    start,
+                    end,
+                    quality: CURRENCY_OF_COUNTRY,
+                    normalized: true,
+                };
+                named.push((code, ctx, found));
             }
         }
         let (code, ctx, found) = named.first()?;

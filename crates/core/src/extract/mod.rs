@@ -24,6 +24,8 @@ mod number;
 
 use std::collections::{BTreeMap, HashSet};
 
+use regex::Regex;
+
 use crate::config::{DateOrder, ExtractionRules};
 use crate::model::fields::{Extraction, FieldName};
 use crate::ocr::OcrDocument;
@@ -72,7 +74,8 @@ const CURRENCY_SYMBOL: f64 = 0.95;
 const SYMBOL_OF_ANOTHER_COUNTRY: f64 = 0.5;
 /// Currency found elsewhere in the document, not on the total line; its one mention.
 const CURRENCY_ELSEWHERE: f64 = 0.85;
-/// Currency found elsewhere in the document, not on the total line; several mentions, all agree.
+/// Currency found elsewhere in the document, not on the total line; several mentions, all agree,
+/// or its one mention is the currency of the country the page names (`€` and `Wien`).
 const CURRENCY_AGREED: f64 = 0.95;
 /// No currency printed: the one of the only country page 1 names (`Deutschland`, `+44`).
 const CURRENCY_OF_COUNTRY: f64 = 0.85;
@@ -125,6 +128,9 @@ struct Extractor<'r> {
     payments: Labels,
     /// Each currency's country hints (`country_currencies`).
     countries: Vec<(&'r str, Labels)>,
+    /// Each currency's countries' VAT identification numbers, one whole-word pattern
+    /// (`vat_id_patterns`).
+    vat_ids: Vec<(&'r str, Regex)>,
     /// Currency symbols, longest first so `US$` wins over `$`.
     symbols: Vec<(&'r str, &'r str)>,
     suffixes: Vec<Vec<String>>,
@@ -162,6 +168,15 @@ impl<'r> Extractor<'r> {
                 .country_currencies
                 .iter()
                 .map(|(code, hints)| (code.as_str(), Labels::from_phrases(hints)))
+                .collect(),
+            vat_ids: rules
+                .vat_id_patterns
+                .iter()
+                .filter_map(|(code, patterns)| {
+                    // Validated with the config: a pattern that does not compile is left out.
+                    let one = format!(r"\b(?:{})\b", patterns.join("|"));
+                    Some((code.as_str(), Regex::new(&one).ok()?))
+                })
                 .collect(),
             symbols,
             suffixes: rules

@@ -344,6 +344,40 @@ fn a_document_without_a_currency_takes_its_issuers_countrys() {
 }
 
 #[test]
+fn a_vat_number_names_its_country_and_a_lone_symbol_of_that_countrys_currency_is_sure() {
+    // No currency printed; an Austrian VAT number (not an IBAN, not a German one's digits).
+    let x = run(&["Acme GmbH", "ATU57991999", "Gesamt: 43,10"]);
+    assert_eq!(value(&x, FieldName::Currency), Some("EUR"));
+    assert_close(
+        confidence(&x, FieldName::Currency),
+        0.99 * CURRENCY_OF_COUNTRY,
+    );
+    let x = run(&["Acme s.r.o.", "DIC: CZ12345678", "Celkem 100,00"]);
+    assert_eq!(value(&x, FieldName::Currency), Some("CZK"));
+    // An IBAN's country letters and digits are no VAT number.
+    let x = run(&["Acme GmbH", "IBAN DE89370400440532013000", "Gesamt: 43,10"]);
+    assert_eq!(value(&x, FieldName::Currency), None);
+    // One euro sign, off the total's line: a single mention, less sure...
+    let alone = run(&["Acme GmbH", "Rabatt in €:", "Gesamt: 43,10"]);
+    assert_eq!(value(&alone, FieldName::Currency), Some("EUR"));
+    assert_close(
+        confidence(&alone, FieldName::Currency),
+        0.99 * CURRENCY_ELSEWHERE,
+    );
+    // ...unless the issuer's country pays in it: two pieces of evidence agree.
+    let agreed = run(&["Acme GmbH", "ATU57991999", "Rabatt in €:", "Gesamt: 43,10"]);
+    assert_eq!(value(&agreed, FieldName::Currency), Some("EUR"));
+    assert_close(
+        confidence(&agreed, FieldName::Currency),
+        0.99 * CURRENCY_AGREED,
+    );
+    // A country of another currency does not vouch for the euro.
+    let other = run(&["Acme s.r.o.", "CZ12345678", "Rabatt in €:", "Celkem: 43,10"]);
+    assert_eq!(value(&other, FieldName::Currency), Some("EUR"));
+    assert!(confidence(&other, FieldName::Currency) < 0.99 * CURRENCY_ELSEWHERE + 1e-9);
+}
+
+#[test]
 fn a_generic_number_label_gives_way_to_the_number_after_the_title() {
     let x = run(&[
         "Acme GmbH",
