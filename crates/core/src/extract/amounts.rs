@@ -7,17 +7,19 @@ use regex::Regex;
 
 use super::labels::Candidate;
 use super::line::{Ctx, Found};
-use super::{Extractor, AMOUNT_IN_ROW, NEGATIVE_TOTAL, PAID_AFTER_TOTAL, TOTAL_CONTESTED};
+use super::{
+    Extractor, AMOUNT_IN_ROW, CONFIRMED_READING, NEGATIVE_TOTAL, PAID_AFTER_TOTAL, TOTAL_CONTESTED,
+};
 use crate::model::fields::{parse_amount_cents, Field};
 
 /// A printed number in a line.
-struct AmountMatch {
+pub(super) struct AmountMatch {
     start: usize,
     end: usize,
     /// `None` when its grouping or decimals make no sense.
-    normalized: Option<String>,
+    pub(super) normalized: Option<String>,
     /// Money-shaped: normalized, with two decimals or a currency next to it.
-    likely: bool,
+    pub(super) likely: bool,
 }
 
 fn amount_regex() -> &'static Regex {
@@ -149,6 +151,10 @@ impl Extractor<'_> {
             quality: 1.0,
             normalized: m.normalized.is_some(),
         };
+        // Amounts the document's other numbers confirm as gross totals (`confirm.rs`).
+        let confirmed = self.confirmed_totals(pages);
+        let is_confirmed =
+            |value: &str| parse_amount_cents(value).is_some_and(|c| confirmed.contains(&c));
         let same = |ctx: &Ctx, from: usize| {
             let text = &ctx.repaired;
             let amounts: Vec<AmountMatch> = self
@@ -159,9 +165,9 @@ impl Extractor<'_> {
             let money: Vec<&AmountMatch> = amounts.iter().filter(|m| m.likely).collect();
             if let Some(last) = money.last() {
                 // A row of amounts (`Total 278.61 40.39 319.00`: net, tax, gross): the last
-                // one, confidently when it adds up, else a person should look.
+                // one, confidently when it adds up or is confirmed, else a person should look.
                 let mut f = found(last, text);
-                if !adds_up(&money) {
+                if !adds_up(&money) && !is_confirmed(&f.value) {
                     f.quality *= AMOUNT_IN_ROW;
                 }
                 return Some(f);
@@ -205,6 +211,21 @@ impl Extractor<'_> {
             let late = std::cmp::Reverse(c.order);
             (!c.normalized, zero, c.priority, doubtful, late)
         })?;
+        // Confirmed by the document's other numbers: its digits are read right.
+        if is_confirmed(&best.field.value) {
+            let printed = self
+                .amounts(&at.repaired)
+                .into_iter()
+                .rev()
+                .find(|m| m.normalized.as_deref() == Some(best.field.value.as_str()));
+            if let Some(m) = printed {
+                let f = Found {
+                    quality: best.quality,
+                    ..found(&m, &at.repaired)
+                };
+                best.field = at.field_read_elsewhere(&f, &|_| CONFIRMED_READING);
+            }
+        }
         // Another such row of the page, behind the same label, names another amount (the
         // items' `Total` and a tax table's): which one is the invoice's is a guess.
         let contested = names_one_amount(&best, at)
@@ -235,7 +256,7 @@ impl Extractor<'_> {
     }
 
     /// Amounts in `text` that are not part of a date, a percentage or a word.
-    fn amounts(&self, text: &str) -> Vec<AmountMatch> {
+    pub(super) fn amounts(&self, text: &str) -> Vec<AmountMatch> {
         let dates = self.dates(text);
         amount_regex()
             .find_iter(text)

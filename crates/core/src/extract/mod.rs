@@ -11,9 +11,11 @@
 //! confidence into a human review, so the factors decide what a person has to look at.
 
 mod amounts;
+mod confirm;
 mod currency;
 mod dates;
 mod domains;
+mod in_words;
 mod issuer;
 mod labels;
 mod language;
@@ -107,6 +109,9 @@ const PAID_AFTER_TOTAL: f64 = 0.7;
 /// Rows of one page behind the same total label name different amounts (the items' `Total`
 /// and a tax table's): the last one.
 const TOTAL_CONTESTED: f64 = 0.6;
+/// A total that the document's other numbers confirm (its net at a printed tax rate, or the
+/// amount in words): its words count as read at least this well.
+const CONFIRMED_READING: f64 = 0.95;
 /// A total below zero: a credit note's, or a payment's sign (`-2,375.80`) read with the amount.
 const NEGATIVE_TOTAL: f64 = 0.5;
 /// Invoice date without a label, from a letter's dateline (`Berlin, 19.05.2014`).

@@ -157,3 +157,48 @@ fn a_value_whose_word_shares_its_room_with_the_next_is_for_a_person() {
     assert_eq!(value(&x, FieldName::InvoiceNumber), Some("INV-2026-1007"));
     assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
 }
+
+/// An OCR of `lines` at 0.99 with the last word of line `unsure` read at 0.4.
+fn doubted(lines: &[&str], unsure: usize) -> Extraction {
+    let mut doc = OcrDocument::from_lines(lines, 0.99);
+    if let Some(word) = doc.pages[0].lines[unsure].words.last_mut() {
+        word.confidence = 0.4;
+    }
+    extract(&doc, &rules())
+}
+
+#[test]
+fn a_total_that_its_net_at_a_printed_rate_gives_is_read_right_whatever_the_ocr_doubted() {
+    let net = "Nettobetrag (zzgl. 19,00% MwSt.) 376,37";
+    let x = doubted(&["Acme GmbH", net, "Summe gesamt 447,88"], 2);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("447.88"));
+    assert_close(confidence(&x, FieldName::TotalAmount), CONFIRMED_READING);
+    // No rate printed, or a net that does not give it: the OCR's doubt stands.
+    let x = doubted(
+        &["Acme GmbH", "Nettobetrag 376,37", "Summe gesamt 447,88"],
+        2,
+    );
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.4);
+    let other = "Nettobetrag (zzgl. 19,00% MwSt.) 376,50";
+    let x = doubted(&["Acme GmbH", other, "Summe gesamt 447,88"], 2);
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.4);
+}
+
+#[test]
+fn a_total_written_out_in_words_confirms_a_row_that_does_not_add_up() {
+    let lines = |words: &'static str| {
+        [
+            "Storeji Pvt Ltd",
+            "TOTAL: 67.59 309.00",
+            "Amount in Words:",
+            words,
+        ]
+    };
+    let x = doubted(&lines("Three Hundred And Nine only"), 1);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("309.00"));
+    assert_close(confidence(&x, FieldName::TotalAmount), CONFIRMED_READING);
+    // Words naming another amount confirm nothing: the row stays a guess.
+    let x = doubted(&lines("Three Hundred And Ten only"), 1);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("309.00"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.4 * AMOUNT_IN_ROW);
+}
