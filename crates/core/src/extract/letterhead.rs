@@ -58,6 +58,21 @@ impl Extractor<'_> {
             }
         }
         self.merge_sentence_heads(&mut names);
+        // A line that is nothing but a name mentioned elsewhere mentions it again, whatever its
+        // case (`weclapp.com` in the letterhead, beside its sender line).
+        for ctx in first.iter().filter(|c| !addressee.contains(&c.order)) {
+            let key = self.name_key(ctx.text());
+            if let Some(mentions) = names.get_mut(&key) {
+                if mentions.iter().all(|m| m.ctx.order != ctx.order) {
+                    mentions.push(Mention {
+                        ctx,
+                        found: found(ctx.text(), 0, ctx.text().len()),
+                        suffix: false,
+                        sender: false,
+                    });
+                }
+            }
+        }
         let mut scored: Vec<(u32, usize, &String, &Vec<Mention>)> = names
             .iter()
             .map(|(key, mentions)| {
@@ -86,7 +101,7 @@ impl Extractor<'_> {
         };
         found.quality = if score - runner_up < CLEAR_MARGIN {
             ISSUER_CONTESTED
-        } else if mentions.iter().any(|m| m.suffix) {
+        } else if mentions.iter().any(|m| m.suffix) || vouched(key, mentions, &domains) {
             ISSUER_WITH_SUFFIX
         } else {
             ISSUER_GUESSED
@@ -360,6 +375,13 @@ fn evidence(
     score += u32::from(any(&|m| m.ctx.bbox().top < LETTERHEAD_BOTTOM));
     score += u32::from(any(&|m| m.ctx.bbox().top > FOOTER_TOP));
     score
+}
+
+/// Whether a name without a legal form is vouched for as surely as one with it: mentioned on
+/// two lines, and a sender line or a domain of the document names it.
+fn vouched(key: &str, mentions: &[Mention], domains: &HashSet<Vec<String>>) -> bool {
+    let lines: HashSet<usize> = mentions.iter().map(|m| m.ctx.order).collect();
+    lines.len() >= 2 && (mentions.iter().any(|m| m.sender) || spelled(key, domains))
 }
 
 /// How well each word of a name's mentions was read at best, by its normalized spelling.

@@ -120,6 +120,28 @@ fn a_sender_line_names_the_issuer_and_the_window_below_it_is_the_addressee() {
 }
 
 #[test]
+fn a_name_without_a_legal_form_that_its_sender_line_and_a_second_line_name_is_sure() {
+    let page = |letterhead: &'static str| {
+        placed(&[
+            (0.1, 0.14, "acmeshop.io | Somestreet 42 | 08155 Some city"),
+            (0.1, 0.15, "Beispiel AG"),
+            (0.1, 0.17, "54321 Hinterhausen"),
+            (0.65, 0.14, letterhead),
+            (0.65, 0.15, "Somestreet 42"),
+            (0.1, 0.25, "Rechnung RE1001"),
+        ])
+    };
+    // The letterhead repeats the name, lower case as the sender line prints it.
+    let x = extract(&page("acmeshop.io"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("acmeshop.io"));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    // Named by its sender line alone: a guess.
+    let x = extract(&page("Phone: 06661556"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("acmeshop.io"));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_GUESSED);
+}
+
+#[test]
 fn an_issuer_named_once_beside_another_company_is_contested() {
     // No label, no sender line: the customer's block comes first, the seller sits at the right.
     let doc = placed(&[
