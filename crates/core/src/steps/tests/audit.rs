@@ -7,10 +7,15 @@ async fn concurrent_audit_appends_leave_no_gap_and_no_fork() {
     let store = std::sync::Arc::new(Interleaved::default());
     let w = world();
     let document = DocumentId::for_rejected_key("k");
+    // All twenty start together: spawned one by one on a busy machine, each could finish
+    // before the next began, and nothing would overlap.
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(20));
     let tasks: Vec<_> = (0..20)
         .map(|i| {
             let (store, ctx, document) = (store.clone(), w.ctx.clone(), document.clone());
+            let start = start.clone();
             tokio::spawn(async move {
+                start.wait().await;
                 let draft = crate::audit::AuditDraft::new("t", &format!("a{i}"), None);
                 crate::steps::record(&*store, &ctx, &document, vec![], draft).await
             })
