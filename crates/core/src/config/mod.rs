@@ -133,10 +133,11 @@ pub struct ExtractionRules {
     /// prefixes, tax-number labels (`"INR": ["India", "+91", "GSTIN"]`). The currency of a
     /// document that prints none comes from these, less confidently.
     pub country_currencies: BTreeMap<String, Vec<String>>,
-    /// What a VAT identification number looks like in each country, by the currency the country
-    /// pays in (`"EUR": ["ATU[0-9]{8}", "DE[0-9]{9}"]`): a regular expression matched against a
-    /// whole word. A page that prints one names its country as `country_currencies` does.
-    pub vat_id_patterns: BTreeMap<String, Vec<String>>,
+    /// What names a country by its shape, by the currency the country pays in: VAT
+    /// identification numbers (`"EUR": ["ATU[0-9]{8}", "DE[0-9]{9}"]`), a US state and ZIP code
+    /// (`WA 98109`); regular expressions matched against whole words. A page that prints one
+    /// names its country as `country_currencies` does.
+    pub country_patterns: BTreeMap<String, Vec<String>>,
     /// ISO 4217 codes recognised when printed in upper case (`EUR`, `CHF`). Wider than the
     /// allowed list on purpose: a recognised but disallowed currency is a review reason, an
     /// unrecognised one would look like a missing currency.
@@ -326,13 +327,13 @@ impl PipelineConfig {
                 ));
             }
         }
-        for (code, patterns) in &x.vat_id_patterns {
+        for (code, patterns) in &x.country_patterns {
             let bad = patterns
                 .iter()
                 .find(|p| p.trim().is_empty() || regex::Regex::new(p).is_err());
             if !is_currency_code(code) || bad.is_some() {
                 return Err(invalid(
-                    "extraction.vat_id_patterns",
+                    "extraction.country_patterns",
                     format!("{code:?} must be an ISO 4217 code with valid patterns ({bad:?})"),
                 ));
             }

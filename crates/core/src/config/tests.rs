@@ -49,7 +49,7 @@ fn builtin_config_parses_with_the_committed_thresholds() {
     // A currency the extractor reads off an issuer's country is one the default accepts: an
     // invoice of a country whose conventions it reads does not go to a person for its currency.
     let x = &config.extraction;
-    for code in x.country_currencies.keys().chain(x.vat_id_patterns.keys()) {
+    for code in x.country_currencies.keys().chain(x.country_patterns.keys()) {
         assert!(
             config.validation.allowed_currencies.contains(code),
             "{code} is read off a country but not allowed"
@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.3";
-const PINNED_FINGERPRINT: &str = "cfg-16cdaf262d0baa20";
+const PINNED_VERSION: &str = "2026-12-07.4";
+const PINNED_FINGERPRINT: &str = "cfg-fc4153a821f09aa2";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

@@ -10,7 +10,7 @@ use super::labels::first_preferred;
 use super::line::{letter_touches, Ctx, Found};
 use super::{
     Extractor, CURRENCY_AGREED, CURRENCY_CONFLICT, CURRENCY_ELSEWHERE, CURRENCY_OF_COUNTRY,
-    CURRENCY_SYMBOL, SYMBOL_OF_ANOTHER_COUNTRY,
+    CURRENCY_SYMBOL, SYMBOL_ALONE, SYMBOL_OF_ANOTHER_COUNTRY,
 };
 use crate::model::fields::{is_currency_code, Field};
 
@@ -40,12 +40,11 @@ impl Extractor<'_> {
             value: c.code.clone(),
             start: c.start,
             end: c.end,
-            quality: match c.ambiguous {
-                false => 1.0,
-                true if country_code().is_some_and(|code| code != c.code) => {
-                    SYMBOL_OF_ANOTHER_COUNTRY
-                }
-                true => CURRENCY_SYMBOL,
+            quality: match (c.ambiguous, country_code()) {
+                (false, _) => 1.0,
+                (true, None) => SYMBOL_ALONE,
+                (true, Some(code)) if code == c.code => CURRENCY_SYMBOL,
+                (true, Some(_)) => SYMBOL_OF_ANOTHER_COUNTRY,
             },
             normalized: true,
         };
@@ -102,7 +101,7 @@ impl Extractor<'_> {
     }
 
     /// No currency printed: the one of the issuer's country (its name, phone prefix, tax
-    /// number's label or VAT number on page 1), when only one country's currency is named.
+    /// number's label, VAT number or ZIP code on page 1), when only one country's currency is named.
     fn currency_of_country(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
         let mut named: Vec<(&str, &Ctx, Found)> = vec![];
         for ctx in pages.first()? {
@@ -111,11 +110,11 @@ impl Extractor<'_> {
                 let hit = hints.hits(text).first().copied()?;
                 Some((*code, hit.start, hit.end))
             });
-            let vat_ids = self.vat_ids.iter().filter_map(|(code, pattern)| {
+            let country_ids = self.country_ids.iter().filter_map(|(code, pattern)| {
                 let m = pattern.find(text)?;
                 Some((*code, m.start(), m.end()))
             });
-            for (code, start, end) in hints.chain(vat_ids) {
+            for (code, start, end) in hints.chain(country_ids) {
                 let found = Found {
                     value: code.to_string(),
                     start,

@@ -69,8 +69,12 @@ const OCR_REPAIRED: f64 = 0.6;
 /// printed token in two or read its glyphs twice, and the value may lack part of it.
 const OVERLAPPING_WORDS: f64 = 0.6;
 /// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`),
-/// the config picking one.
+/// the config picking one that the country the page names pays in (`WA 98109`).
 const CURRENCY_SYMBOL: f64 = 0.95;
+/// A symbol that names several currencies (`$`) in a document that names no country: the
+/// config's pick is a guess (on real invoices of several countries a lone `$` was the US
+/// dollar about half the time).
+const SYMBOL_ALONE: f64 = 0.7;
 /// A symbol that names several currencies (`$`) in a document that names a country paying in
 /// another one (`New Zealand`): the config's pick is a guess.
 const SYMBOL_OF_ANOTHER_COUNTRY: f64 = 0.5;
@@ -134,8 +138,8 @@ struct Extractor<'r> {
     /// Each currency's country hints (`country_currencies`).
     countries: Vec<(&'r str, Labels)>,
     /// Each currency's countries' VAT identification numbers, one whole-word pattern
-    /// (`vat_id_patterns`).
-    vat_ids: Vec<(&'r str, Regex)>,
+    /// (`country_patterns`).
+    country_ids: Vec<(&'r str, Regex)>,
     /// Currency symbols, longest first so `US$` wins over `$`.
     symbols: Vec<(&'r str, &'r str)>,
     suffixes: Vec<Vec<String>>,
@@ -174,8 +178,8 @@ impl<'r> Extractor<'r> {
                 .iter()
                 .map(|(code, hints)| (code.as_str(), Labels::from_phrases(hints)))
                 .collect(),
-            vat_ids: rules
-                .vat_id_patterns
+            country_ids: rules
+                .country_patterns
                 .iter()
                 .filter_map(|(code, patterns)| {
                     // Validated with the config: a pattern that does not compile is left out.
