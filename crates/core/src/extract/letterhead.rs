@@ -19,6 +19,8 @@ use crate::model::fields::Field;
 const LETTERHEAD_BOTTOM: f64 = 0.3;
 /// Lines below this are the footer.
 const FOOTER_TOP: f64 = 0.8;
+/// A letter's window (a return address over the addressee) lies above this.
+const WINDOW_BOTTOM: f64 = 0.5;
 /// At most this many words make a name before its legal form.
 const NAME_WORDS: usize = 6;
 /// Separators of a sender line's parts.
@@ -310,7 +312,9 @@ impl Extractor<'_> {
                     .iter()
                     .filter_map(|h| ctx.span_x(h.start, h.end).map(|(left, _)| left))
                     .collect()
-            } else if is_sender_line(ctx.text()) {
+            } else if is_sender_line(ctx.text()) && ctx.bbox().top < WINDOW_BOTTOM {
+                // A return address over a letter's window; in the footer, a line of parts
+                // (`Registergericht ... | Ust.-IdNr. ... | Steuer-Nr. ...`) heads no addressee.
                 vec![ctx.bbox().left]
             } else {
                 continue;

@@ -142,6 +142,26 @@ fn a_name_without_a_legal_form_that_its_sender_line_and_a_second_line_name_is_su
 }
 
 #[test]
+fn a_footer_line_of_parts_heads_no_addressee_block() {
+    // A shop's bill: the buyer at the top, the seller's legal name only in the footer, under a
+    // line of register data written like a sender line.
+    let doc = placed(&[
+        (0.1, 0.16, "Globex Consulting GmbH"),
+        (0.1, 0.18, "Friedrichstrasse 123"),
+        (0.1, 0.30, "Rechnungsnr. 6002298172"),
+        (
+            0.1,
+            0.90,
+            "Registergericht: Amtsgericht Dresden HRB 16246 | Ust.-IdNr.: DE195033395 | Steuer-Nr.: 202/107/09526",
+        ),
+        (0.1, 0.92, "Acme GmbH E-Mail: info@acme.de Commerzbank"),
+        (0.1, 0.93, "Am Brauhaus 5 Telefon: +49 351 3395-60"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Acme GmbH"));
+}
+
+#[test]
 fn an_issuer_named_once_beside_another_company_is_contested() {
     // No label, no sender line: the customer's block comes first, the seller sits at the right.
     let doc = placed(&[
