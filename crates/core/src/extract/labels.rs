@@ -225,7 +225,11 @@ fn fold(c: char) -> impl Iterator<Item = char> {
 pub(super) fn skip_separators(text: &str, from: usize) -> usize {
     let rest = &text[from..];
     let trimmed = rest.trim_start_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ':' | '.' | '#' | '=' | '|' | '–' | '—' | ')' | '°' | 'º')
+        c.is_whitespace()
+            || matches!(
+                c,
+                ':' | '.' | '#' | '=' | '|' | '–' | '—' | ')' | '°' | 'º' | '_'
+            )
     });
     from + rest.len() - trimmed.len()
 }

@@ -23,7 +23,15 @@ const TITLE_GAP: usize = 3;
 /// without the space (an identifier has none; validation refuses one).
 fn token(text: &str, from: usize) -> Option<Found> {
     let rest = &text[from..];
-    let mut words = rest.split_whitespace();
+    let mut words = rest.split_whitespace().peekable();
+    // A label shared with the next field's (`Rechnungsnr./-datum 6002298172 / 21.03.2023`,
+    // `No./Date`): its second half is passed over.
+    if words
+        .peek()
+        .is_some_and(|w| w.starts_with('/') && !w.chars().any(|c| c.is_ascii_digit()))
+    {
+        words.next();
+    }
     let first = words.next()?;
     let start = from + rest.find(first)?;
     let has_digit = |w: &str| w.chars().any(|c| c.is_ascii_digit());
@@ -39,6 +47,7 @@ fn token(text: &str, from: usize) -> Option<Found> {
         let at = start + first.len() + text[start + first.len()..].find(second)?;
         at + second.trim_end_matches(['.', ',', ';', ':', ')']).len()
     };
+    let end = end + hyphened_parts(&text[end..]);
     let end = end + part_suffix(&text[end..]);
     Some(Found {
         value: text[start..end].split_whitespace().collect(),
@@ -47,6 +56,31 @@ fn token(text: &str, from: usize) -> Option<Found> {
         quality: 1.0,
         normalized: true,
     })
+}
+
+/// The length of the groups that continue a number behind a hyphen set apart by spaces
+/// (`083 -72561`, `HA007 - 123123 - 37816396`): each group letters and digits with a digit; a
+/// date or a word there (`- 21.03.2023`, `- Page 1`) is another value.
+fn hyphened_parts(rest: &str) -> usize {
+    let mut len = 0;
+    loop {
+        let tail = &rest[len..];
+        let Some(after) = tail.trim_start().strip_prefix(['-', '–']) else {
+            return len;
+        };
+        let spaced =
+            tail.starts_with(char::is_whitespace) || after.starts_with(char::is_whitespace);
+        let after = after.trim_start();
+        let group = after.split_whitespace().next().unwrap_or("");
+        let group = group.trim_end_matches(['.', ',', ';', ':', ')']);
+        let ok = spaced
+            && group.chars().all(|c| c.is_ascii_alphanumeric())
+            && group.chars().any(|c| c.is_ascii_digit());
+        if !ok {
+            return len;
+        }
+        len = rest.len() - after.len() + group.len();
+    }
 }
 
 /// The length of a part number printed after a number behind a slash (`030405755 / 1`, a

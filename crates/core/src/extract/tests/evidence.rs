@@ -364,6 +364,28 @@ fn a_short_series_prefix_belongs_to_the_number() {
 }
 
 #[test]
+fn a_number_continued_behind_spaced_hyphens_is_one_number() {
+    for (line, want) in [
+        ("Rechnungsnr. _: 083 -72561", Some("083-72561")),
+        (
+            "Rechnungsnr. HA007 - 123123 - 37816396",
+            Some("HA007-123123-37816396"),
+        ),
+        // A date or a word behind the hyphen is another value.
+        ("Invoice No: 4711 - 21.03.2023", Some("4711")),
+        ("Invoice No: 4711 - Page 1", Some("4711")),
+        // A label shared with the date's: its second half is passed over.
+        (
+            "Rechnungsnr./-datum 6002298172 / 21.03.2023",
+            Some("6002298172"),
+        ),
+    ] {
+        let x = run(&["Acme GmbH", line, "Gesamtbetrag 10,00 EUR"]);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), want, "{line}");
+    }
+}
+
+#[test]
 fn a_document_without_a_currency_takes_its_issuers_countrys() {
     let x = run(&[
         "Acme GmbH",
