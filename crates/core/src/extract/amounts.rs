@@ -195,8 +195,8 @@ impl Extractor<'_> {
         // Parsed values first, then amounts other than zero (a settled invoice prints `Balance
         // 0.00`, and a breakdown `Total Other 0.00`, beside the amount it was for), then the
         // preferred label, then rows that name one value over rows that do not add up (`Total
-        // Rooms 1,302.75 91.18`), then the last occurrence: totals close a document, so a later
-        // `Total` wins over an earlier one.
+        // Rooms 1,302.75 91.18`), then an amount the page confirms (`confirm.rs`), then the last
+        // occurrence: totals close a document, so a later `Total` wins over an earlier one.
         let candidates = self.labelled(pages, &self.total, false, same, next);
         // The rows that name one amount other than zero beside their label: their label, page
         // and amount.
@@ -208,8 +208,9 @@ impl Extractor<'_> {
         let (mut best, at) = candidates.into_iter().min_by_key(|(c, _)| {
             let zero = parse_amount_cents(&c.field.value) == Some(0);
             let doubtful = c.quality <= AMOUNT_IN_ROW;
+            let unconfirmed = !is_confirmed(&c.field.value);
             let late = std::cmp::Reverse(c.order);
-            (!c.normalized, zero, c.priority, doubtful, late)
+            (!c.normalized, zero, c.priority, doubtful, unconfirmed, late)
         })?;
         // Confirmed by the document's other numbers: its digits are read right.
         if is_confirmed(&best.field.value) {

@@ -9,9 +9,13 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::in_words::amount_in_words;
+use super::issuer::norm_words;
 use super::line::Ctx;
 use super::Extractor;
 use crate::model::fields::parse_amount_cents;
+
+/// Words that name a tax: a line with one writes out a tax's amount.
+const TAX_WORDS: &[&str] = &["tax", "vat", "gst", "igst", "cgst", "sgst", "cess"];
 
 /// A rate the document prints (`19%`, `19,00 %`, `5.5%`), in hundredths of a percent.
 fn rates(text: &str) -> impl Iterator<Item = i128> + '_ {
@@ -48,7 +52,13 @@ impl Extractor<'_> {
                     out.extend([gross - 1, gross, gross + 1]);
                 }
             }
-            out.extend(amount_in_words(ctx.text()));
+            // `Tax Amount (in words)` writes out the tax, not the total.
+            let of_tax = norm_words(ctx.text())
+                .iter()
+                .any(|w| TAX_WORDS.contains(&w.as_str()));
+            if !of_tax {
+                out.extend(amount_in_words(ctx.text()));
+            }
         }
         out
     }

@@ -202,3 +202,23 @@ fn a_total_written_out_in_words_confirms_a_row_that_does_not_add_up() {
     assert_eq!(value(&x, FieldName::TotalAmount), Some("309.00"));
     assert_close(confidence(&x, FieldName::TotalAmount), 0.4 * AMOUNT_IN_ROW);
 }
+
+#[test]
+fn the_total_in_words_picks_the_total_row_and_the_tax_in_words_confirms_nothing() {
+    let lines = [
+        "DILIP TYRES",
+        "Total NOS 2,928.00",
+        "Amount Chargeable (in words)",
+        "INR Two Thousand Nine Hundred Twenty Eight Only",
+        "HSN/SAC Taxable Central Tax State Tax Total",
+        "Total 7.50 320.25 320.25 640.50",
+        "Tax Amount (in words) : INR Six Hundred Forty and Fifty paise Only",
+    ];
+    let x = run(&lines);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("2928.00"));
+    // Without the amount in words, the later row wins, as totals close a document; the tax
+    // written out in words does not vouch for it.
+    let x = doubted(&[lines[0], lines[1], lines[4], lines[5], lines[6]], 3);
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("640.50"));
+    assert!(confidence(&x, FieldName::TotalAmount) < 0.4 + 1e-9);
+}
