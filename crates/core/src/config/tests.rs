@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.4";
-const PINNED_FINGERPRINT: &str = "cfg-fc4153a821f09aa2";
+const PINNED_VERSION: &str = "2026-12-07.5";
+const PINNED_FINGERPRINT: &str = "cfg-74acedac593f79b6";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {
