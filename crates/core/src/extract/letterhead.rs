@@ -192,7 +192,8 @@ impl Extractor<'_> {
                 continue;
             };
             let end = suffix_start + len - 1;
-            if end + 1 == words.len() && suffix_start > 0 && suffix_start <= NAME_WORDS {
+            let labelled = words[..suffix_start].iter().any(|(_, w)| w.ends_with(':'));
+            if end + 1 == words.len() && suffix_start <= NAME_WORDS && !labelled {
                 // The whole part is the name (`Au bon moulin SARL`).
                 let (e, w) = words[end];
                 return Some((0, e + w.trim_end_matches([',', ';', ':']).len()));
@@ -200,7 +201,8 @@ impl Extractor<'_> {
             let mut first = suffix_start;
             while first > 0 && suffix_start - first < NAME_WORDS {
                 let (_, w) = words[first - 1];
-                if !name_word(w) || self.is_title_word(w) {
+                // `Betreiber: Citadines GmbH`: a label before the name is not part of it.
+                if !name_word(w) || self.is_title_word(w) || w.ends_with(':') {
                     break;
                 }
                 first -= 1;

@@ -21,6 +21,21 @@ fn the_longest_legal_form_ends_the_name() {
 }
 
 #[test]
+fn a_label_before_a_name_is_not_part_of_it() {
+    for line in [
+        "Betreiber: Citadines Betriebs GmbH",
+        "Betreiber: Citadines Betriebs GmbH, Sitz Hamburg",
+    ] {
+        let x = run(&[line, "Rechnungsnummer: 4711"]);
+        assert_eq!(
+            value(&x, FieldName::Issuer),
+            Some("Citadines Betriebs GmbH"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn a_connector_joins_the_words_of_a_name_but_never_starts_one() {
     let x = run(&[
         "Arrietxe y Valdeoro S.L.U. Factura",
