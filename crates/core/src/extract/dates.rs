@@ -44,8 +44,8 @@ fn date_regexes() -> &'static [Regex; 4] {
             Regex::new(r"\b([0-9]{4})([-/.])([0-9]{1,2})([-/.])([0-9]{1,2})\b"),
             Regex::new(r"\b([0-9]{1,2})([-/.])([0-9]{1,2})([-/.])([0-9]{4}|[0-9]{2})\b"),
             Regex::new(
-                // `14 March 2026`, `1er mars 2026`, `5 de mayo de 2026`.
-                r"\b([0-9]{1,2})(?:st|nd|rd|th|er)?\.?[\s/-]*(?:de\s+)?(\p{L}{3,})\.?,?[\s/-]*(?:de\s+)?([0-9]{4})\b",
+                // `14 March 2026`, `1er mars 2026`, `5 de mayo de 2026`, `29-Nov-19`.
+                r"\b([0-9]{1,2})(?:st|nd|rd|th|er)?\.?[\s/-]*(?:de\s+)?(\p{L}{3,})\.?,?[\s/-]*(?:de\s+)?([0-9]{4}|[0-9]{2})\b",
             ),
             // `March 14, 2026`, `August 3 , 2014`.
             Regex::new(r"\b(\p{L}{3,})\.?[\s-]*([0-9]{1,2})(?:st|nd|rd|th)?\s*,?[\s-]*([0-9]{4})\b"),
@@ -256,8 +256,11 @@ impl Extractor<'_> {
                 let Some(mo) = month(&c[month_group]) else {
                     continue;
                 };
-                let ymd = (num(&c[3]), mo, num(&c[day_group]));
-                out.push(DateMatch::new(&c, ymd, 1.0));
+                let (year, quality) = match num(&c[3]) {
+                    short if c[3].len() == 2 => (2000 + short, TWO_DIGIT_YEAR),
+                    year => (year, 1.0),
+                };
+                out.push(DateMatch::new(&c, (year, mo, num(&c[day_group])), quality));
             }
         }
         out.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));

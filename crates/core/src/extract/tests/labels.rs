@@ -230,3 +230,16 @@ fn a_number_marker_alone_under_a_stacked_title_names_the_number_for_a_person_to_
     ]);
     assert_eq!(value(&x, FieldName::InvoiceNumber), None);
 }
+
+#[test]
+fn a_date_with_a_month_name_and_a_two_digit_year_is_of_this_century_less_surely() {
+    for (line, want, factor) in [
+        ("Invoice date 29-Nov-19", "2019-11-29", TWO_DIGIT_YEAR),
+        ("Invoice date 29 Nov 2019", "2019-11-29", 1.0),
+        ("Invoice date 26.10.22", "2022-10-26", TWO_DIGIT_YEAR),
+    ] {
+        let x = run(&["Acme Ltd", line, "Total 10.00 EUR"]);
+        assert_eq!(value(&x, FieldName::InvoiceDate), Some(want), "{line}");
+        assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * factor);
+    }
+}
