@@ -2,6 +2,8 @@
 //! Words: Three Hundred And Nine only`, `Rupees Four Hundred Thirteen Only`, Indian lakhs and
 //! crores, `and Fifty Paise`): evidence that confirms a total (`confirm.rs`).
 
+use super::issuer::norm_words;
+
 /// The value of a number word below a hundred.
 fn unit(word: &str) -> Option<i128> {
     const UNITS: [&str; 20] = [
@@ -84,16 +86,8 @@ impl Run {
 /// Eight Rupees and Fifty Paise` → 292850). One word alone (`One`) is too common to be an
 /// amount.
 pub(super) fn amount_in_words(text: &str) -> Option<i128> {
-    let words: Vec<String> = text
-        .split(|c: char| c.is_whitespace() || c == '-' || c == ',')
-        .map(|w| {
-            w.chars()
-                .filter(|c| c.is_alphabetic())
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
+    // `Twenty-Three` is two words.
+    let words = norm_words(&text.replace('-', " "));
     let mut runs: Vec<(Run, usize)> = vec![];
     let mut run = Run::default();
     for (i, word) in words.iter().enumerate() {
