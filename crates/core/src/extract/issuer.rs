@@ -114,8 +114,8 @@ impl Extractor<'_> {
         })
     }
 
-    /// `Bill To`, `ATTN: Globex`: a recipient label at the start of the line, followed by
-    /// nothing, `:` or another column's words (`Rechnungsempfänger     Kundennummer 123`); or
+    /// `Bill To`, `ATTN: Globex`, `Party | Globex`: a recipient label at the start of the line,
+    /// followed by nothing, `:`, a table's border or another column's words (`Rechnungsempfänger     Kundennummer 123`); or
     /// a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
     pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
@@ -127,7 +127,7 @@ impl Extractor<'_> {
                     .trim_start()
                     .chars()
                     .next()
-                    .is_none_or(|c| c == ':')
+                    .is_none_or(|c| c == ':' || c == '|')
                     || own_column(ctx, h.start, text.len() - rest.len()))
         });
         let mut covered = vec![false; text.len()];

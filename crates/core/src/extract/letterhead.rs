@@ -150,6 +150,9 @@ impl Extractor<'_> {
         if copyright_notice(text) {
             return vec![]; // the publisher of a form or a template, not the issuer
         }
+        if bank_label(text) {
+            return vec![]; // `Bank Name: The Karad Urban Co-operative Bank Ltd`: the payee's bank
+        }
         let parts = split_parts(text);
         let sender = is_sender_line(text);
         let top = ctx.bbox().top < LETTERHEAD_BOTTOM;
@@ -403,6 +406,19 @@ fn readings(mentions: &[Mention]) -> HashMap<String, f64> {
         }
     }
     out
+}
+
+/// A line led by a bank's label (`Bank Name:`, `Bank:`, `Banque :`, `Bankverbindung:`): the
+/// name behind it is the payee's bank.
+fn bank_label(text: &str) -> bool {
+    let Some((label, _)) = text.split_once(':') else {
+        return false;
+    };
+    norm_words(label).iter().any(|w| {
+        ["bank", "banque", "banco", "banca"]
+            .iter()
+            .any(|b| w.starts_with(b))
+    })
 }
 
 /// A copyright notice (`Copyright AWV e.V. 2014`, `(c) FeRD 2022`, `©`).

@@ -36,6 +36,23 @@ fn a_label_before_a_name_is_not_part_of_it() {
 }
 
 #[test]
+fn a_party_behind_a_border_and_a_bank_behind_its_label_are_not_the_issuer() {
+    let doc = placed(&[
+        (0.4, 0.15, "DILIP TYRES"),
+        (0.4, 0.16, "PUSHPARAJ CHOWK,SANGLI"),
+        (0.4, 0.24, "Tax Invoice"),
+        (0.37, 0.27, "Party | ALD AUTOMOTIVE PVT LTD"),
+        (
+            0.27,
+            0.66,
+            "Bank Name: THE KARAD URBAN CO-OPRATIVE BANK LTD - 20",
+        ),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("DILIP TYRES"));
+}
+
+#[test]
 fn a_connector_joins_the_words_of_a_name_but_never_starts_one() {
     let x = run(&[
         "Arrietxe y Valdeoro S.L.U. Factura",
