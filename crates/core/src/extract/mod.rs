@@ -11,6 +11,7 @@
 //! confidence into a human review, so the factors decide what a person has to look at.
 
 mod amounts;
+mod blocks;
 mod confirm;
 mod currency;
 mod dates;
