@@ -101,7 +101,8 @@ impl Extractor<'_> {
     }
 
     /// No currency printed: the one of the issuer's country (its name, phone prefix, tax
-    /// number's label, VAT number or ZIP code on page 1), when only one country's currency is named.
+    /// number's label, VAT number or ZIP code on page 1), when only one country's currency is
+    /// named.
     fn currency_of_country(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
         let mut named: Vec<(&str, &Ctx, Found)> = vec![];
         for ctx in pages.first()? {

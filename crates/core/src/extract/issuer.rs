@@ -115,8 +115,9 @@ impl Extractor<'_> {
     }
 
     /// `Bill To`, `ATTN: Globex`, `Party | Globex`: a recipient label at the start of the line,
-    /// followed by nothing, `:`, a table's border or another column's words (`Rechnungsempfänger     Kundennummer 123`); or
-    /// a line of recipient labels alone (`Käufer/Leistungsempfänger:`).
+    /// followed by nothing, `:`, a table's border or another column's words
+    /// (`Rechnungsempfänger     Kundennummer 123`); or a line of recipient labels alone
+    /// (`Käufer/Leistungsempfänger:`).
     pub(super) fn is_recipient_label(&self, ctx: &Ctx) -> bool {
         let text = ctx.text();
         let hits = self.recipients.hits(text);
