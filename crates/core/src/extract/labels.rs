@@ -122,8 +122,8 @@ impl Labels {
 /// A phrase matched case- and accent-insensitively as whole words, with any run of spaces or
 /// punctuation between its words (`Invoice No` matches `INVOICE NO.` and `Invoice-No`;
 /// `Fälligkeitsdatum` matches an OCR's `Falligkeitsdatum` and a `Fälligkeits-Datum`, `Net à
-/// payer` a `NET A PAYER`, `Nº Factura` an OCR's `N2 Factura`, a line's first label also
-/// behind a table border read as `I`). Hand-written rather
+/// payer` a `NET A PAYER`, `Nº Factura` an OCR's `N2 Factura`, `Rechnungs-Nr` a
+/// `Rechnungs.-Nr.`, a line's first label also behind a table border read as `I`). Hand-written rather
 /// than a regex per label: labels come from the config at run time, and compiling a hundred
 /// Unicode case-insensitive regexes for every document costs more than the whole extraction.
 struct Phrase {
@@ -189,6 +189,9 @@ impl Phrase {
                 let (offset, c) = chars.next()?;
                 if c == '-' && j > 0 && word[j - 1].is_alphabetic() && word[j].is_alphabetic() {
                     continue; // a compound written with a hyphen (`Beleg-Datum`, `Belegdatum`)
+                }
+                if c == '.' && j > 0 && word[j] == '-' {
+                    continue; // an abbreviation's dot before the hyphen (`Rechnungs.-Nr.`)
                 }
                 let after = pos + offset + c.len_utf8();
                 if matches!(word[j], '°' | 'º')

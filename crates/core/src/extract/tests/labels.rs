@@ -243,3 +243,12 @@ fn a_date_with_a_month_name_and_a_two_digit_year_is_of_this_century_less_surely(
         assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * factor);
     }
 }
+
+#[test]
+fn a_compound_label_matches_with_an_abbreviations_dot_before_its_hyphen() {
+    for line in ["Rechnungs-Nr. HA007", "Rechnungs.-Nr. HA007"] {
+        let x = run(&["Acme GmbH", line, "Gesamt 10,00 EUR"]);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), Some("HA007"), "{line}");
+        assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
+    }
+}
