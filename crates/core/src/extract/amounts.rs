@@ -229,9 +229,12 @@ impl Extractor<'_> {
         }
         // Another such row of the page, behind the same label, names another amount (the
         // items' `Total` and a tax table's): which one is the invoice's is a guess.
+        // Unless the page confirms the one and not the other (the amount in words).
         let contested = names_one_amount(&best, at)
             && rows.iter().any(|(label, page, amount)| {
-                (*label, *page) == (best.priority, best.field.page) && *amount != best.field.value
+                (*label, *page) == (best.priority, best.field.page)
+                    && *amount != best.field.value
+                    && (is_confirmed(amount) || !is_confirmed(&best.field.value))
             });
         if contested {
             best.field.confidence *= TOTAL_CONTESTED;

@@ -216,6 +216,8 @@ fn the_total_in_words_picks_the_total_row_and_the_tax_in_words_confirms_nothing(
     ];
     let x = run(&lines);
     assert_eq!(value(&x, FieldName::TotalAmount), Some("2928.00"));
+    // The words settle which of the two `Total` rows is the invoice's: no contest.
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
     // Without the amount in words, the later row wins, as totals close a document; the tax
     // written out in words does not vouch for it.
     let x = doubted(&[lines[0], lines[1], lines[4], lines[5], lines[6]], 3);
