@@ -36,11 +36,12 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     let mut documents = Vec::new();
     for n in 0..documents_count {
         let name = format!("reprocess-{n}.pdf");
-        // a total in dollars: the deployed rules read `$` as USD
+        // a total in rupees: the deployed rules read `Rs` as INR (a lone `$` names no
+        // currency surely enough to pass unseen)
         // (Numbers as the other tests write them: `INV-RP-0`, a lone 0 after a hyphen, is read
         // as the letter O by this machine's Tesseract, and the invoice number is then missing.)
         let mut lines = invoice_lines(&format!("INV-2026-{}", 3100 + n), "");
-        *lines.last_mut().unwrap() = "Total: $1,234.50".into();
+        *lines.last_mut().unwrap() = "Total: Rs 1,234.50".into();
         let body = invoice_pdf(&lines);
         stack.upload(&format!("inbox/{tenant}/{name}"), body).await;
         documents.push(Stack::document_id(&tenant, &name));
@@ -66,10 +67,14 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
         selected * 10 >= documents_count * 9,
         "{in_review:?} in review"
     );
-    // the changed rule: this tenant's dollars are Canadian
+    // the changed rule: this tenant's rupees are Pakistani, and it accepts them
     let mut changed = serde_json::to_value(PipelineConfig::builtin()).unwrap();
     changed["version"] = json!(docket_e2e::util::unique("e2e-reprocess"));
-    changed["extraction"]["currency_symbols"]["$"] = json!("CAD");
+    changed["extraction"]["currency_symbols"]["Rs"] = json!("PKR");
+    changed["validation"]["allowed_currencies"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("PKR"));
     let changed = PipelineConfig::from_json(&changed.to_string()).unwrap();
     let dir = docket_e2e::util::Scratch::new("reprocess");
     let file = dir.join("pipeline.json");
@@ -235,7 +240,7 @@ async fn a_reprocess_runs_each_document_again_as_generation_1_once_beside_its_fi
     let change = &diff["changes"][field];
     assert_eq!(
         (&change["before"], &change["after"]),
-        (&json!("USD"), &json!("CAD")),
+        (&json!("INR"), &json!("PKR")),
         "{diff}"
     );
     assert!(diff["changes"]
