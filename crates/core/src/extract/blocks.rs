@@ -1,10 +1,12 @@
 //! The blocks of a page that name a party: the addressee's (under a recipient label, a
-//! letter's return address, or a label behind a table's border) and the seller's (under a
-//! seller's label alone on its line). The issuer's evidence (`letterhead.rs`) leaves the first
-//! out and counts the second.
+//! letter's return address, or a label behind a table's border; without any of them, the
+//! postal address that lacks the contact details another postal address beside it shows) and
+//! the seller's (under a seller's label alone on its line). The issuer's evidence
+//! (`letterhead.rs`) leaves the first out and counts the second.
 
 use std::collections::HashSet;
 
+use super::issuer::norm_words;
 use super::layout::beside;
 use super::line::Ctx;
 use super::Extractor;
@@ -13,6 +15,15 @@ use super::Extractor;
 const WINDOW_BOTTOM: f64 = 0.5;
 /// Separators of a sender line's parts.
 const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " · ", " • ", " / "];
+/// The next line of a block starts at most this far below the last one's top (a blank line
+/// between an address and its contact details is still one block).
+const BLOCK_LINE_GAP: f64 = 0.04;
+/// Lines of a block share their left or their right edge within this.
+const BLOCK_ALIGN: f64 = 0.02;
+/// Words of a line of contact details.
+const CONTACT_WORDS: &[&str] = &["tel", "telefon", "telephone", "phone", "fon", "fax", "mob"];
+/// Words before a person's name heading an addressee (`Mr Jens Walter`, `z. Hd.`).
+const SALUTATIONS: &[&str] = &["mr", "mrs", "ms", "herr", "herrn", "frau", "hd", "mme", "m"];
 
 impl Extractor<'_> {
     /// The lines of the seller's block: under an issuer label alone on its line (`Verkäufer:`)
@@ -60,7 +71,41 @@ impl Extractor<'_> {
                 self.block_below(page, i, left, &mut out);
             }
         }
+        if out.is_empty() {
+            out = self.unlabelled_addressee(page);
+        }
         out
+    }
+
+    /// Without a label or a return address: the lines of each postal address (a name, then a
+    /// postcode line) in the top half that shows no contact details, when another postal
+    /// address there has them in its block (`Tel:`, `@`, `www.`): a sender prints how to reach
+    /// it, the window of a letter holds only where the letter goes.
+    fn unlabelled_addressee(&self, page: &[Ctx]) -> HashSet<usize> {
+        let blocks = column_blocks(page);
+        let contact = |block: &[usize]| block.iter().any(|&i| contact_line(page[i].text()));
+        let reachable = blocks
+            .iter()
+            .any(|b| contact(b) && self.postal_address(page, b));
+        if !reachable {
+            return HashSet::new();
+        }
+        blocks
+            .iter()
+            .filter(|b| !contact(b) && self.postal_address(page, b))
+            .flat_map(|b| b.iter().map(|&i| page[i].order))
+            .collect()
+    }
+
+    /// A name (after a person's line, if any), a street's line and a line with a postcode.
+    fn postal_address(&self, page: &[Ctx], block: &[usize]) -> bool {
+        let texts: Vec<&str> = block.iter().map(|&i| page[i].text()).collect();
+        let name = |t: &str| self.looks_like_name(t) || self.name_before_suffix(t).is_some();
+        // The name on the person's line (`Mr. APImeister GmbH`) or on the line after it.
+        let first = usize::from(texts.len() > 1 && salutation(texts[0]) && !name(texts[0]));
+        texts.get(first).is_some_and(|t| name(t))
+            && texts.len() > first + 2
+            && texts[first + 2..].iter().any(|t| postcode_line(t))
     }
 
     /// The addressee's name (the first name below, or the line right after the label) and
@@ -131,4 +176,68 @@ pub(super) fn split_parts(text: &str) -> Vec<(usize, usize)> {
         })
         .filter(|(s, e)| e > s)
         .collect()
+}
+
+/// The page's blocks in its top half: runs of lines, each starting just below the last one and
+/// sharing its left or its right edge (indices into `page`, top to bottom; every line in one).
+fn column_blocks(page: &[Ctx]) -> Vec<Vec<usize>> {
+    let mut by_top: Vec<usize> = (0..page.len())
+        .filter(|&i| page[i].bbox().top < WINDOW_BOTTOM)
+        .collect();
+    by_top.sort_by(|&a, &b| page[a].bbox().top.total_cmp(&page[b].bbox().top));
+    let mut taken = HashSet::new();
+    let mut out = vec![];
+    for &start in &by_top {
+        if !taken.insert(start) {
+            continue;
+        }
+        let mut block = vec![start];
+        let mut last = page[start].bbox();
+        while let Some(next) = by_top.iter().copied().find(|&i| {
+            let b = page[i].bbox();
+            !taken.contains(&i)
+                && b.top > last.top
+                && b.top - last.top <= BLOCK_LINE_GAP
+                && ((b.left - last.left).abs() < BLOCK_ALIGN
+                    || (b.left + b.width - last.left - last.width).abs() < BLOCK_ALIGN)
+        }) {
+            taken.insert(next);
+            block.push(next);
+            last = page[next].bbox();
+        }
+        out.push(block);
+    }
+    out
+}
+
+/// A line of contact details: a phone's or fax's label, an e-mail address or a website.
+fn contact_line(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains('@')
+        || lower.contains("www.")
+        || norm_words(text)
+            .iter()
+            .any(|w| CONTACT_WORDS.contains(&w.as_str()))
+}
+
+/// A line that names a person to whom the letter goes (`Mr Jens Walter`, `Herrn Max Muster`).
+fn salutation(text: &str) -> bool {
+    norm_words(text)
+        .first()
+        .is_some_and(|w| SALUTATIONS.contains(&w.as_str()))
+}
+
+/// A postcode beside a place's name (`10117 Berlin`, `Berlin 10117`, `NL-1057 PH Amsterdam`):
+/// a group of four to six digits before any label's colon, and a word of letters.
+fn postcode_line(text: &str) -> bool {
+    let head = text.split(':').next().unwrap_or(text);
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let code = |w: &str| {
+        let digits = w.rsplit('-').next().unwrap_or(w);
+        (4..=6).contains(&digits.len()) && digits.chars().all(|c| c.is_ascii_digit())
+    };
+    words.iter().any(|w| code(w))
+        && words
+            .iter()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
 }

@@ -283,3 +283,51 @@ fn a_name_is_reported_without_the_borders_and_underlines_read_around_it() {
         assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
     }
 }
+
+#[test]
+fn an_unlabelled_address_without_contact_details_beside_one_with_them_is_the_addressee() {
+    // A hotel's bill: the hotel's address with its phone and web site at the right, the
+    // guest's company in the window, the hotel's legal name in the footer.
+    let bill = |contact: &'static str| {
+        placed(&[
+            (0.1, 0.19, "Mr. Jens Walter"),
+            (0.1, 0.20, "Globex Consulting GmbH"),
+            (0.1, 0.21, "Friedrichstrasse 123"),
+            (0.1, 0.22, "10117 Berlin"),
+            (0.75, 0.03, "Ibis Styles Konstanz"),
+            (0.75, 0.05, "Oberlohnstrasse 5b"),
+            (0.75, 0.06, "78467 Konstanz"),
+            (0.75, 0.07, contact),
+            (0.1, 0.30, "Rechnungsnr. 9282-52756"),
+            (0.8, 0.91, "Smart Hotel Gesellschaft mbH"),
+        ])
+    };
+    let x = extract(&bill("Tel: +49 7531 92 15 151"), &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Smart Hotel Gesellschaft mbH")
+    );
+    // Neither address says how to reach it: nothing tells the guest's from the hotel's.
+    let x = extract(&bill("Deutschland"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Globex Consulting GmbH"));
+}
+
+#[test]
+fn a_letterhead_whose_contact_details_stand_in_another_column_is_no_addressee() {
+    let doc = placed(&[
+        (0.08, 0.06, "Tannreuther & Eibenwerth GmbH"),
+        (0.08, 0.09, "Industriestrasse 120"),
+        (0.08, 0.10, "91550 Freiburg"),
+        (0.56, 0.06, "Telefon: +49 166 9395-80"),
+        (0.56, 0.08, "Web: www.tannreuther-eibenwerth.example"),
+        (0.08, 0.17, "Brandtner & Vosskamp GmbH"),
+        (0.08, 0.19, "Gewerbepark Sued 45"),
+        (0.08, 0.20, "41811 Kassel"),
+        (0.56, 0.20, "Re.-Nr.: 20268136"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Tannreuther & Eibenwerth GmbH")
+    );
+}
