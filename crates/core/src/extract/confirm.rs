@@ -16,21 +16,46 @@ use crate::model::fields::parse_amount_cents;
 
 /// Words that name a tax: a line with one writes out a tax's amount.
 const TAX_WORDS: &[&str] = &["tax", "vat", "gst", "igst", "cgst", "sgst", "cess"];
+/// Words of a rate that is no tax's: a discount's or an interest's (`2% Skonto`, `Remise de
+/// 27,33 %`, `late interest 8%`).
+const NOT_TAX_RATE: &[&str] = &[
+    "discount",
+    "skonto",
+    "rabatt",
+    "nachlass",
+    "remise",
+    "escompte",
+    "sconto",
+    "descuento",
+    "korting",
+    "interest",
+    "zinsen",
+    "verzugszinsen",
+    "interets",
+    "interessi",
+    "intereses",
+];
 
-/// A rate the document prints (`19%`, `19,00 %`, `5.5%`), in hundredths of a percent.
+/// A rate the document prints (`19%`, `19,00 %`, `5.5%`), in hundredths of a percent; none on
+/// a line of a discount or an interest.
 fn rates(text: &str) -> impl Iterator<Item = i128> + '_ {
+    let other = norm_words(text)
+        .iter()
+        .any(|w| NOT_TAX_RATE.contains(&w.as_str()));
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?:^|[^0-9.,])([0-9]{1,2})(?:[.,]([0-9]{1,2}))? ?%").expect("static regex")
     });
-    re.captures_iter(text).filter_map(|c| {
-        let whole: i128 = c[1].parse().ok()?;
-        let frac = c
-            .get(2)
-            .map_or("00".to_string(), |f| format!("{:0<2}", f.as_str()));
-        let bp = whole * 100 + frac.parse::<i128>().ok()?;
-        (bp > 0).then_some(bp)
-    })
+    re.captures_iter(text)
+        .filter(move |_| !other)
+        .filter_map(|c| {
+            let whole: i128 = c[1].parse().ok()?;
+            let frac = c
+                .get(2)
+                .map_or("00".to_string(), |f| format!("{:0<2}", f.as_str()));
+            let bp = whole * 100 + frac.parse::<i128>().ok()?;
+            (bp > 0).then_some(bp)
+        })
 }
 
 impl Extractor<'_> {
@@ -79,5 +104,8 @@ mod tests {
             "a zero rate confirms nothing"
         );
         assert_eq!(read("100% cotton, 1.234%"), Vec::<i128>::new());
+        let none = Vec::<i128>::new();
+        assert_eq!(read("2% Skonto bei Zahlung binnen 10 Tagen"), none);
+        assert_eq!(read("Remise de 27,33 % 73,52"), none);
     }
 }
