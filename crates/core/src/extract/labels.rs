@@ -33,6 +33,15 @@ pub(super) struct Hit {
 const BORDER_READ_AS: [char; 2] = ['I', 'l'];
 
 impl Hit {
+    /// A label found by other means than a label set's phrases (a column named by a title).
+    pub(super) fn spanning(start: usize, end: usize) -> Self {
+        Hit {
+            priority: 0,
+            start,
+            end,
+        }
+    }
+
     /// Whether nothing stands before the label on its line but a table's border read as a
     /// letter (`I Rechnungsempfänger`).
     pub(super) fn leads(&self, text: &str) -> bool {

@@ -124,6 +124,11 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Each word's byte span in the text and its box on the page, left to right.
+    pub(super) fn word_boxes(&self) -> impl Iterator<Item = (usize, usize, BoundingBox)> + '_ {
+        self.words.iter().map(|&(s, e, w)| (s, e, w.bbox))
+    }
+
     /// The words overlapping `start..end` of the text, each with its OCR confidence.
     pub(super) fn words_in(&self, start: usize, end: usize) -> Vec<(&str, f64)> {
         self.words_over(start, end)

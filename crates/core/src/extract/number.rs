@@ -1,14 +1,19 @@
 //! The invoice number: the first token with a digit after its label, or else after the
 //! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`),
-//! or else behind a number marker alone on its line (`N° 2023-6013`), less surely.
+//! or else below a table's column that a title names alone (`Klant  Order  Factuur
+//! Vervaldatum`), or else behind a number marker alone on its line (`N° 2023-6013`), less
+//! surely.
 
 use std::collections::HashSet;
 
 use super::issuer::norm_words;
-use super::labels::preferred;
+use super::labels::{preferred, Hit};
 use super::line::{Ctx, Found};
-use super::{Extractor, GENERIC_NUMBER, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_NUMBER};
+use super::{
+    Extractor, GENERIC_NUMBER, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_COLUMN, TITLE_NUMBER,
+};
 use crate::model::fields::Field;
+use crate::ocr::BoundingBox;
 
 /// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
 const NUMBER_MARKERS: &[&str] = &[
@@ -17,6 +22,9 @@ const NUMBER_MARKERS: &[&str] = &[
 /// How many words may stand between a title and a number marker (`Beitragsrechnung zur
 /// Kraftfahrtversicherung Nr. 00.123`).
 const TITLE_GAP: usize = 3;
+/// A header row's column name stands this far (page widths) from its neighbours' words; the
+/// words of one name stand a space apart.
+const COLUMN_GAP: f64 = 0.02;
 
 /// The number at `from`: the first word if it has a digit, or a short upper-case series
 /// prefix and the word starting with a digit after it (`FT 2026/492`, `INV 269748`), joined
@@ -136,7 +144,9 @@ impl Extractor<'_> {
                 field.confidence *= GENERIC_NUMBER;
                 Some(field)
             }),
-            None => after_title().or_else(|| self.number_after_marker(pages.first()?)),
+            None => after_title()
+                .or_else(|| self.number_under_title_column(pages.first()?))
+                .or_else(|| self.number_after_marker(pages.first()?)),
         }
     }
 
@@ -169,6 +179,30 @@ impl Extractor<'_> {
             })?;
             let (at, _) = words.get(marker + 2)?;
             Some(ctx.field(&self.number_token(text, *at)?))
+        })
+    }
+
+    /// The number below the first column of a table's header row on page 1 that a document
+    /// title names alone (`Klant  Order  Factuur datum  Factuur  Vervaldatum`, the second
+    /// `Factuur` over `VF1005193039`): a column of invoices numbers them, most likely.
+    fn number_under_title_column(&self, page: &[Ctx]) -> Option<Field> {
+        let same = |c: &Ctx, at: usize| self.number_token(c.text(), at);
+        let next = |_: &Ctx| None;
+        page.iter().enumerate().find_map(|(i, ctx)| {
+            let words: Vec<_> = ctx.word_boxes().collect();
+            let column = (0..words.len()).find(|&k| {
+                let (s, e, b) = words[k];
+                let apart_before = k == 0 || b.left - right(words[k - 1].2) >= COLUMN_GAP;
+                let apart_after = words
+                    .get(k + 1)
+                    .is_some_and(|w| w.2.left - right(b) >= COLUMN_GAP);
+                apart_before && apart_after && self.is_title_word(&ctx.text()[s..e])
+            })?;
+            let (s, e, _) = words[column];
+            let (mut found, at) =
+                self.off_the_line(page, i, &Hit::spanning(s, e), false, &same, &next)?;
+            found.quality *= TITLE_COLUMN;
+            Some(at.field(&found))
         })
     }
 
@@ -215,4 +249,9 @@ impl Extractor<'_> {
         };
         norm.ends_with("rechnung") || self.titles.iter().any(|t| t.len() == 1 && &t[0] == norm)
     }
+}
+
+/// The right edge of a box.
+fn right(b: BoundingBox) -> f64 {
+    b.left + b.width
 }

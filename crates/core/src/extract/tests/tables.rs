@@ -224,3 +224,53 @@ fn the_total_in_words_picks_the_total_row_and_the_tax_in_words_confirms_nothing(
     assert_eq!(value(&x, FieldName::TotalAmount), Some("640.50"));
     assert!(confidence(&x, FieldName::TotalAmount) < 0.4 + 1e-9);
 }
+
+/// A page of rows (`top`, words) whose words stand where given (`(left, word)`), each 0.04 wide.
+fn spaced(rows: &[(f64, &[(f64, &str)])]) -> OcrDocument {
+    let texts: Vec<String> = rows
+        .iter()
+        .map(|(_, words)| words.iter().map(|w| w.1).collect::<Vec<_>>().join(" "))
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut doc = OcrDocument::from_lines(&texts, 0.99);
+    for (line, (top, words)) in doc.pages[0].lines.iter_mut().zip(rows) {
+        line.bbox.left = words[0].0;
+        line.bbox.top = *top;
+        for (word, &(left, _)) in line.words.iter_mut().zip(words.iter()) {
+            word.bbox.left = left;
+            word.bbox.width = 0.04;
+            word.bbox.top = *top;
+        }
+    }
+    doc
+}
+
+#[test]
+fn a_column_that_a_title_names_alone_numbers_the_invoice_less_surely() {
+    let header: &[(f64, &str)] = &[
+        (0.07, "Klant"),
+        (0.24, "Order"),
+        (0.53, "Factuur"),
+        (0.575, "datum"),
+        (0.73, "Factuur"),
+        (0.84, "Vervaldatum"),
+    ];
+    let row: &[(f64, &str)] = &[
+        (0.07, "SCONL0303"),
+        (0.24, "SCONL0004"),
+        (0.53, "8-9-2022"),
+        (0.72, "VF1005193039"),
+        (0.84, "22-9-2022"),
+    ];
+    let x = extract(&spaced(&[(0.33, header), (0.35, row)]), &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("VF1005193039"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * TITLE_NUMBER * BELOW_LABEL * TITLE_COLUMN,
+    );
+    // A title that begins a column's name (`Invoice total`) names no column of numbers.
+    let header: &[(f64, &str)] = &[(0.1, "Customer"), (0.4, "Invoice"), (0.445, "total")];
+    let row: &[(f64, &str)] = &[(0.1, "K-1"), (0.4, "1234")];
+    let x = extract(&spaced(&[(0.33, header), (0.35, row)]), &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), None);
+}
