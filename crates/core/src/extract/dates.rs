@@ -1,6 +1,7 @@
 //! Dates: every printed form the config allows (ISO, numeric in either order, with month
 //! names), normalized to ISO; and the invoice date among them.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use regex::{Captures, Regex};
@@ -10,7 +11,7 @@ use super::issuer::norm_words;
 use super::line::{Ctx, Found};
 use super::{
     Extractor, AMBIGUOUS_DATE, DATELINE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER,
-    ORDER_SEEN, TWO_DIGIT_YEAR,
+    MISSPELT_MONTH, ORDER_SEEN, TWO_DIGIT_YEAR,
 };
 use crate::config::DateOrder;
 use crate::model::fields::Field;
@@ -153,6 +154,27 @@ impl Extractor<'_> {
         None
     }
 
+    /// The month whose name (five letters or more) `word` misspells by one letter left out,
+    /// added, changed, or two letters swapped (`Januray`, `Febuary`); none when two months'
+    /// names are as near.
+    fn misspelt_month(&self, word: &str) -> Option<u32> {
+        let word = norm_words(word).concat();
+        if word.chars().count() < 5 {
+            return None;
+        }
+        let near: HashSet<u32> = self
+            .months
+            .iter()
+            .filter(|(name, _)| name.chars().count() >= 5 && one_slip(&word, name))
+            .map(|(_, &m)| m)
+            .collect();
+        let mut near = near.into_iter();
+        match (near.next(), near.next()) {
+            (Some(m), None) => Some(m),
+            _ => None,
+        }
+    }
+
     /// The date of a dateline: a place (words without digits), a comma, maybe `den` or `le`,
     /// then a valid date that ends the line.
     fn dateline(&self, text: &str) -> Option<DateMatch> {
@@ -253,12 +275,18 @@ impl Extractor<'_> {
         let month = |name: &str| self.months.get(&norm_words(name).concat()).copied();
         for (re, day_group, month_group) in [(day_month, 1, 2), (month_day, 2, 1)] {
             for c in re.captures_iter(text) {
-                let Some(mo) = month(&c[month_group]) else {
-                    continue;
+                let full_year = c[3].len() == 4;
+                let (mo, spelled) = match month(&c[month_group]) {
+                    Some(mo) => (mo, 1.0),
+                    // `31st Januray 2020`: a month's name one slip off, with its full year.
+                    None => match self.misspelt_month(&c[month_group]) {
+                        Some(mo) if full_year => (mo, MISSPELT_MONTH),
+                        _ => continue,
+                    },
                 };
                 let (year, quality) = match num(&c[3]) {
-                    short if c[3].len() == 2 => (2000 + short, TWO_DIGIT_YEAR),
-                    year => (year, 1.0),
+                    short if !full_year => (2000 + short, TWO_DIGIT_YEAR * spelled),
+                    year => (year, spelled),
                 };
                 out.push(DateMatch::new(&c, (year, mo, num(&c[day_group])), quality));
             }
@@ -271,5 +299,25 @@ impl Extractor<'_> {
             }
         }
         kept
+    }
+}
+
+/// Whether `a` is `b` with one slip: a letter left out, added or changed, or two neighbours
+/// swapped (never `b` itself).
+fn one_slip(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b {
+        return false;
+    }
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&a[prefix..], &b[prefix..]);
+    match ra.len() as isize - rb.len() as isize {
+        0 => {
+            ra[1..] == rb[1..]
+                || ra.len() >= 2 && ra[0] == rb[1] && ra[1] == rb[0] && ra[2..] == rb[2..]
+        }
+        1 => ra[1..] == *rb,
+        -1 => *ra == rb[1..],
+        _ => false,
     }
 }

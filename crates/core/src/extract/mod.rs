@@ -64,6 +64,8 @@ const AMBIGUOUS_DATE: f64 = 0.7;
 const ORDER_SEEN: f64 = 0.95;
 /// Two-digit year (`14.03.26`), read as 20yy.
 const TWO_DIGIT_YEAR: f64 = 0.9;
+/// A month's name misspelt by one letter (`Januray`), with the date's full year.
+const MISSPELT_MONTH: f64 = 0.7;
 /// Digits repaired from OCR look-alikes (`O`→`0`, `l`/`I`→`1`).
 const OCR_REPAIRED: f64 = 0.6;
 /// A word of the value shares its room on the page with the word beside it: the OCR split one

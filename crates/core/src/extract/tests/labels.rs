@@ -245,6 +245,28 @@ fn a_date_with_a_month_name_and_a_two_digit_year_is_of_this_century_less_surely(
 }
 
 #[test]
+fn a_month_name_one_slip_off_with_a_full_year_is_read_less_surely() {
+    for (line, want) in [
+        ("Invoice date 31st Januray 2020", Some("2020-01-31")),
+        ("Invoice date Febuary 3, 2021", Some("2021-02-03")),
+        ("Invoice date 3 Dezmber 2021", Some("2021-12-03")),
+        // A two-digit year with a misspelt word is too little to go on.
+        ("Invoice date 31 Januray 20", None),
+        // `Mario Kart 7 3DS`: a name, not `marzo`; no year follows it.
+        ("Invoice date Mario Kart 7 3DS", None),
+    ] {
+        let x = run(&["Acme Ltd", line, "Total 10.00 EUR"]);
+        assert_eq!(value(&x, FieldName::InvoiceDate), want, "{line}");
+        if want.is_some() {
+            assert_close(
+                confidence(&x, FieldName::InvoiceDate),
+                0.99 * MISSPELT_MONTH,
+            );
+        }
+    }
+}
+
+#[test]
 fn a_compound_label_matches_with_an_abbreviations_dot_before_its_hyphen() {
     for line in ["Rechnungs-Nr. HA007", "Rechnungs.-Nr. HA007"] {
         let x = run(&["Acme GmbH", line, "Gesamt 10,00 EUR"]);
