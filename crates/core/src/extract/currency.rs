@@ -1,10 +1,11 @@
 //! The currency: ISO codes and configured symbols in the text; the field from its label, else
 //! the total's line, else the mentions elsewhere in the document (surer when several agree, or
 //! one agrees with the issuer's country; the country's among them when they disagree), else the
-//! issuer's country's.
+//! issuer's country's. A symbol of several currencies (`$`) is the one the document names
+//! elsewhere, else the config's pick or the country's.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::labels::first_preferred;
 use super::line::{letter_touches, Ctx, Found};
@@ -15,13 +16,24 @@ use super::{
 use crate::model::fields::{is_currency_code, Field};
 
 /// A currency code or symbol in a line, as its ISO code.
-pub(super) struct CurrencyMatch {
+pub(super) struct CurrencyMatch<'r> {
     pub(super) code: String,
     pub(super) start: usize,
     pub(super) end: usize,
-    /// Found as a symbol that names several currencies (`$` of `C$`, `A$`), the config
-    /// picking one; `€` names one.
-    ambiguous: bool,
+    /// Found as a symbol that names several currencies (`$` of `C$`, `A$`, `NZ$`), the config
+    /// picking one: the others it may name; empty for one that names one (`€`).
+    others: Vec<&'r str>,
+}
+
+impl CurrencyMatch<'_> {
+    fn ambiguous(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// Every currency the match may name: the config's pick, then the others.
+    fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.code.as_str()).chain(self.others.iter().copied())
+    }
 }
 
 impl Extractor<'_> {
@@ -30,23 +42,39 @@ impl Extractor<'_> {
         pages: &[Vec<Ctx>],
         total: Option<&(Field, &Ctx)>,
     ) -> Option<Field> {
-        // A symbol that names several currencies (`$`) is the config's pick, unless the
-        // document names a country that pays in another (`$` in New Zealand): a person decides.
-        // The country's currency is worked out once, and only when a step needs it.
+        // A symbol that names several currencies (`$`) is the one of them that the document
+        // names unambiguously elsewhere (`All prices are in US dollars`); else the config's
+        // pick, unless the document names a country that pays in another: then the country's
+        // if the symbol may name it (`$` in New Zealand), else the pick, either way for a
+        // person. The country's currency is worked out once, and only when a step needs it.
         let of_country = OnceCell::new();
         let country = || of_country.get_or_init(|| self.currency_of_country(pages));
         let country_code = || country().as_ref().map(|f| f.value.as_str());
-        let found = |c: &CurrencyMatch| Found {
-            value: c.code.clone(),
-            start: c.start,
-            end: c.end,
-            quality: match (c.ambiguous, country_code()) {
-                (false, _) => 1.0,
-                (true, None) => SYMBOL_ALONE,
-                (true, Some(code)) if code == c.code => CURRENCY_SYMBOL,
-                (true, Some(_)) => SYMBOL_OF_ANOTHER_COUNTRY,
-            },
-            normalized: true,
+        // The currencies the document names so that only one is meant (`USD`, `US dollars`).
+        let explicit = OnceCell::new();
+        let explicit = || explicit.get_or_init(|| self.explicit_currencies(pages));
+        let found = |c: &CurrencyMatch| {
+            let mut named = c.names().filter(|code| explicit().contains(*code));
+            let named = named.next().filter(|_| named.next().is_none());
+            let (value, quality) = if !c.ambiguous() {
+                (c.code.as_str(), 1.0)
+            } else if let Some(code) = named {
+                (code, CURRENCY_SYMBOL)
+            } else {
+                match country_code() {
+                    None => (c.code.as_str(), SYMBOL_ALONE),
+                    Some(code) if code == c.code => (code, CURRENCY_SYMBOL),
+                    Some(code) if c.others.contains(&code) => (code, SYMBOL_OF_ANOTHER_COUNTRY),
+                    Some(_) => (c.code.as_str(), SYMBOL_OF_ANOTHER_COUNTRY),
+                }
+            };
+            Found {
+                value: value.to_string(),
+                start: c.start,
+                end: c.end,
+                quality,
+                normalized: true,
+            }
         };
         // 1. An explicit `Currency:` label.
         let same = |ctx: &Ctx, from: usize| {
@@ -144,11 +172,21 @@ impl Extractor<'_> {
         })
     }
 
+    /// The currencies the document names by a code or a symbol that names one (`USD`,
+    /// `US$`, `US dollars`).
+    fn explicit_currencies(&self, pages: &[Vec<Ctx>]) -> BTreeSet<String> {
+        self.currency_mentions(pages)
+            .into_iter()
+            .filter(|(_, c)| !c.ambiguous())
+            .map(|(_, c)| c.code)
+            .collect()
+    }
+
     /// Every currency code and symbol the document prints, with its line, in reading order.
     pub(super) fn currency_mentions<'c, 'l>(
         &self,
         pages: &'c [Vec<Ctx<'l>>],
-    ) -> Vec<(&'c Ctx<'l>, CurrencyMatch)> {
+    ) -> Vec<(&'c Ctx<'l>, CurrencyMatch<'_>)> {
         let lines = pages.iter().flatten();
         lines
             .flat_map(|ctx| {
@@ -160,7 +198,7 @@ impl Extractor<'_> {
     }
 
     /// Currency codes (upper case, whole) and symbols in `text`, left to right.
-    pub(super) fn currencies(&self, text: &str) -> Vec<CurrencyMatch> {
+    pub(super) fn currencies(&self, text: &str) -> Vec<CurrencyMatch<'_>> {
         let mut out: Vec<CurrencyMatch> = vec![];
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -182,16 +220,18 @@ impl Extractor<'_> {
                     code: word.to_string(),
                     start,
                     end: i,
-                    ambiguous: false,
+                    others: vec![],
                 });
             }
         }
         for (symbol, code) in &self.symbols {
             let has_letters = symbol.chars().any(char::is_alphabetic);
-            let ambiguous = self
+            let others: Vec<&str> = self
                 .symbols
                 .iter()
-                .any(|(other, c)| c != code && other.ends_with(symbol));
+                .filter(|(other, c)| c != code && other.ends_with(symbol))
+                .map(|(_, c)| *c)
+                .collect();
             for (start, _) in text.match_indices(symbol) {
                 let end = start + symbol.len();
                 if has_letters && letter_touches(text, start, end) {
@@ -204,7 +244,7 @@ impl Extractor<'_> {
                     code: code.to_string(),
                     start,
                     end,
-                    ambiguous,
+                    others: others.clone(),
                 });
             }
         }

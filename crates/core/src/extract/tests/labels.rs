@@ -107,16 +107,38 @@ fn a_symbol_that_names_several_currencies_is_less_sure_than_one_that_names_one()
 
 #[test]
 fn a_dollar_sign_where_the_document_names_a_country_of_another_dollar_is_a_guess() {
-    for (address, factor) in [
-        ("Auckland 1061, New Zealand", SYMBOL_OF_ANOTHER_COUNTRY),
-        ("Seattle, WA 98109, United States", CURRENCY_SYMBOL),
-        ("Seattle, WA 98109", CURRENCY_SYMBOL),
+    for (address, code, factor) in [
+        // `NZ$` makes `$` a name of the New Zealand dollar too.
+        (
+            "Auckland 1061, New Zealand",
+            "NZD",
+            SYMBOL_OF_ANOTHER_COUNTRY,
+        ),
+        // No dollar of Switzerland's: the config's pick, a guess.
+        ("8001 Zürich, Schweiz", "USD", SYMBOL_OF_ANOTHER_COUNTRY),
+        ("Seattle, WA 98109, United States", "USD", CURRENCY_SYMBOL),
+        ("Seattle, WA 98109", "USD", CURRENCY_SYMBOL),
         // No country named: the config's pick is a guess.
-        ("Seattle", SYMBOL_ALONE),
+        ("Seattle", "USD", SYMBOL_ALONE),
     ] {
         let x = run(&["Acme Ltd", address, "Invoice No: 1", "Total: $ 100.00"]);
-        assert_eq!(value(&x, FieldName::Currency), Some("USD"), "{address}");
+        assert_eq!(value(&x, FieldName::Currency), Some(code), "{address}");
         assert_close(confidence(&x, FieldName::Currency), 0.99 * factor);
+    }
+    // The document says which dollar, wherever its issuer is.
+    for (note, code) in [
+        ("All prices are in US dollars.", "USD"),
+        ("Amounts in NZD", "NZD"),
+    ] {
+        let x = run(&[
+            "Acme Pty Ltd",
+            "Sydney NSW 2000, Australia",
+            "Invoice No: 1",
+            "Total: $ 100.00",
+            note,
+        ]);
+        assert_eq!(value(&x, FieldName::Currency), Some(code), "{note}");
+        assert_close(confidence(&x, FieldName::Currency), 0.99 * CURRENCY_SYMBOL);
     }
     // A symbol that names one currency is what it names wherever the issuer is.
     let x = run(&["Acme Ltd", "Auckland, New Zealand", "Total: 100,00 €"]);
