@@ -193,7 +193,8 @@ impl Extractor<'_> {
                 .then(|| found(m, &ctx.repaired))
         };
         // Parsed values first, then amounts other than zero (a settled invoice prints `Balance
-        // 0.00`, and a breakdown `Total Other 0.00`, beside the amount it was for), then the
+        // 0.00`, and a breakdown `Total Other 0.00`, beside the amount it was for), then amounts
+        // above zero (a statement's `Totaal jouw opbrengsten -50.476,85` beside its costs), then the
         // preferred label, then rows that name one value over rows that do not add up (`Total
         // Rooms 1,302.75 91.18`), then an amount the page confirms (`confirm.rs`), then the last
         // occurrence: totals close a document, so a later `Total` wins over an earlier one.
@@ -206,11 +207,21 @@ impl Extractor<'_> {
             .map(|(c, _)| (c.priority, c.field.page, c.field.value.clone()))
             .collect();
         let (mut best, at) = candidates.into_iter().min_by_key(|(c, _)| {
-            let zero = parse_amount_cents(&c.field.value) == Some(0);
+            let cents = parse_amount_cents(&c.field.value);
+            let zero = cents == Some(0);
+            let negative = cents.is_some_and(|c| c < 0);
             let doubtful = c.quality <= AMOUNT_IN_ROW;
             let unconfirmed = !is_confirmed(&c.field.value);
             let late = std::cmp::Reverse(c.order);
-            (!c.normalized, zero, c.priority, doubtful, unconfirmed, late)
+            (
+                !c.normalized,
+                zero,
+                negative,
+                c.priority,
+                doubtful,
+                unconfirmed,
+                late,
+            )
         })?;
         // Confirmed by the document's other numbers: its digits are read right.
         if is_confirmed(&best.field.value) {

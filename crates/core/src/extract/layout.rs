@@ -12,6 +12,8 @@ use crate::model::fields::parse_amount_cents;
 const BELOW_LINES: f64 = 3.0;
 /// How far right of a label (page widths) the value beside it may start.
 const BESIDE_WIDTH: f64 = 0.45;
+/// At most this many words after a label qualify it (`gemaakte kosten (incl. btw)`).
+const QUALIFIER_WORDS: usize = 4;
 /// Slack when comparing positions (page widths), for OCR boxes that do not align exactly.
 const SLACK: f64 = 0.01;
 
@@ -45,8 +47,21 @@ impl Extractor<'_> {
                     return Some((f, c));
                 }
             }
-        } else if !is_header_row(&ctx.text()[hit.end..]) {
-            return None;
+        } else {
+            let rest = &ctx.text()[hit.end..];
+            // A label and a few words qualifying it (`Totaal gemaakte kosten (incl. btw)`),
+            // its value at the right of the row.
+            if is_qualifier(rest) {
+                if let Some(c) = beside(lines, ctx, b.left + b.width) {
+                    if let Some(mut f) = same(c, 0) {
+                        f.quality *= BESIDE_LABEL;
+                        return Some((f, c));
+                    }
+                }
+            }
+            if !is_header_row(rest) {
+                return None;
+            }
         }
         // Below: the column of values under the label, one row after another.
         let mut rows: Vec<(Found, &'p Ctx<'p>)> = vec![];
@@ -114,6 +129,16 @@ fn pick_row<'p>(mut rows: Vec<(Found, &'p Ctx<'p>)>) -> Option<(Found, &'p Ctx<'
         first.quality *= ROWS_UNDER_LABEL;
     }
     Some((first, c))
+}
+
+/// Whether the text after a label only qualifies it: a few words, no figures, no sentence's
+/// end (`gemaakte kosten (incl. btw)`, `amount due (EUR)`).
+fn is_qualifier(rest: &str) -> bool {
+    let rest = rest.trim();
+    !rest.is_empty()
+        && rest.split_whitespace().count() <= QUALIFIER_WORDS
+        && !rest.ends_with('.')
+        && !rest.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Whether the text after a label reads as the rest of a table's header row: other column

@@ -235,6 +235,7 @@ fn spaced(rows: &[(f64, &[(f64, &str)])]) -> OcrDocument {
     let mut doc = OcrDocument::from_lines(&texts, 0.99);
     for (line, (top, words)) in doc.pages[0].lines.iter_mut().zip(rows) {
         line.bbox.left = words[0].0;
+        line.bbox.width = words[words.len() - 1].0 + 0.04 - words[0].0;
         line.bbox.top = *top;
         for (word, &(left, _)) in line.words.iter_mut().zip(words.iter()) {
             word.bbox.left = left;
@@ -273,4 +274,42 @@ fn a_column_that_a_title_names_alone_numbers_the_invoice_less_surely() {
     let row: &[(f64, &str)] = &[(0.1, "K-1"), (0.4, "1234")];
     let x = extract(&spaced(&[(0.33, header), (0.35, row)]), &rules());
     assert_eq!(value(&x, FieldName::InvoiceNumber), None);
+}
+
+#[test]
+fn a_label_and_its_qualifier_take_the_amount_at_the_rows_right_above_zero_first() {
+    let costs: &[(f64, &str)] = &[
+        (0.14, "Totaal"),
+        (0.19, "gemaakte"),
+        (0.24, "kosten"),
+        (0.29, "(incl."),
+        (0.34, "btw)"),
+    ];
+    let earnings: &[(f64, &str)] = &[(0.14, "Totaal"), (0.19, "jouw"), (0.24, "opbrengsten")];
+    let x = extract(
+        &spaced(&[
+            (0.30, &[(0.14, "Factuurnummer:"), (0.24, "3904228357264")]),
+            (0.66, costs),
+            (0.66, &[(0.67, "€18.445,61")]),
+            (0.78, earnings),
+            (0.78, &[(0.67, "€-50.476,85")]),
+        ]),
+        &rules(),
+    );
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("18445.61"));
+    assert_close(confidence(&x, FieldName::TotalAmount), 0.99 * BESIDE_LABEL);
+    // A sentence holds no label for the amount at its row's right.
+    let sentence: &[(f64, &str)] = &[
+        (0.14, "Totaal"),
+        (0.19, "wordt"),
+        (0.24, "binnen"),
+        (0.29, "veertien"),
+        (0.34, "dagen"),
+        (0.39, "geïncasseerd."),
+    ];
+    let x = extract(
+        &spaced(&[(0.66, sentence), (0.66, &[(0.67, "€18.445,61")])]),
+        &rules(),
+    );
+    assert_eq!(value(&x, FieldName::TotalAmount), None);
 }
