@@ -8,6 +8,7 @@ use regex::{Captures, Regex};
 use time::{Date, Month};
 
 use super::issuer::norm_words;
+use super::labels::Candidate;
 use super::line::{Ctx, Found};
 use super::{
     Extractor, AMBIGUOUS_DATE, DATELINE, DATE_CONTESTED, DATE_UNLABELLED, DATE_WITH_NUMBER,
@@ -55,6 +56,9 @@ fn date_regexes() -> &'static [Regex; 4] {
     })
 }
 
+/// How far below a row (in its heights) the next row of its column may stand.
+const NEXT_ROWS: f64 = 4.0;
+
 /// The words a dateline may put between its place and its date (`Berlin, den 19.05.2014`).
 const DATELINE_JOINERS: &[&str] = &["den", "le", "el", "il", "am", "on"];
 
@@ -99,8 +103,15 @@ impl Extractor<'_> {
             (m.start == lead).then(|| found(ctx, &m))
         };
         let candidates = self.labelled(pages, &self.date, false, same, next);
+        // A generic `Date` heading a column of different dates heads the items' dates.
+        let items = |c: &Candidate, at: &Ctx| {
+            self.date.is_generic(c.priority)
+                && at.order != c.order
+                && self.column_of_dates(pages, at, &c.field.value)
+        };
         if let Some((c, _)) = candidates
             .into_iter()
+            .filter(|(c, at)| !items(c, at))
             .min_by_key(|(c, _)| (!c.normalized, c.priority, c.order))
         {
             let mut field = c.field;
@@ -131,8 +142,8 @@ impl Extractor<'_> {
         }
 
         // A letter's dateline (`Berlin, 19.05.2014`, `Paris, le 3 mars 2026`): the date the
-        // document was written.
-        for ctx in pages.first()? {
+        // document was written, on whichever page it stands (a folio signs off on its last).
+        for ctx in pages.iter().flatten() {
             let dateline = self.dateline(&ctx.repaired);
             if let Some(m) = dateline.filter(|m| !self.date.excluded(ctx.text(), 0, m.end)) {
                 let mut f = found(ctx, &m);
@@ -190,6 +201,33 @@ impl Extractor<'_> {
         let joined =
             joiner.is_empty() || DATELINE_JOINERS.contains(&joiner.to_lowercase().as_str());
         (m.date.is_some() && place_words && ends && joined).then_some(m)
+    }
+
+    /// Whether a line just below `at`, on its page, holds a date other than `value` where
+    /// `at` holds it (the next row of a column of dates).
+    fn column_of_dates(&self, pages: &[Vec<Ctx>], at: &Ctx, value: &str) -> bool {
+        let Some(m) = self
+            .dates(&at.repaired)
+            .into_iter()
+            .find(|m| m.date.is_some_and(|d| iso_date(d) == value))
+        else {
+            return false;
+        };
+        let Some((left, right)) = at.span_x(m.start, m.end) else {
+            return false;
+        };
+        let b = at.bbox();
+        let reach = b.top + b.height.max(0.005) * NEXT_ROWS;
+        pages.iter().flatten().any(|c| {
+            c.page() == at.page()
+                && c.bbox().top > b.top
+                && c.bbox().top < reach
+                && self.dates(&c.repaired).iter().any(|d| {
+                    d.date.is_some_and(|d| iso_date(d) != value)
+                        && c.span_x(d.start, d.end)
+                            .is_some_and(|(l, r)| l < right && r > left)
+                })
+        })
     }
 
     /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches.

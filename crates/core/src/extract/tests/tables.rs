@@ -313,3 +313,32 @@ fn a_label_and_its_qualifier_take_the_amount_at_the_rows_right_above_zero_first(
     );
     assert_eq!(value(&x, FieldName::TotalAmount), None);
 }
+
+#[test]
+fn a_generic_date_heading_a_column_of_dates_heads_the_items_and_a_later_pages_dateline_wins() {
+    let mut doc = placed(&[
+        (0.1, 0.05, "Leonardo Hotel"),
+        (0.1, 0.44, "Date Description Debit"),
+        (0.1, 0.46, "02-10-19 Accommodation 130.00"),
+        (0.1, 0.48, "03-10-19 Accommodation 200.00"),
+        (0.1, 0.60, "Total 330.00"),
+    ]);
+    let mut last = placed(&[(0.5, 0.42, "Leonardo Hotel Amsterdam, 13-10-19")]);
+    last.pages[0].number = 2;
+    doc.pages.push(last.pages.remove(0));
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2019-10-13"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * TWO_DIGIT_YEAR * DATELINE,
+    );
+    // One row under `Date`: the column names one date, the invoice's.
+    let doc = placed(&[
+        (0.1, 0.05, "Leonardo Hotel"),
+        (0.1, 0.44, "Date Description Debit"),
+        (0.1, 0.46, "02-10-19 Accommodation 130.00"),
+        (0.1, 0.60, "Total 130.00"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2019-10-02"));
+}
