@@ -4,6 +4,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+use super::layout::wrapped_labels;
 use super::line::{Ctx, Found};
 use super::Extractor;
 use crate::config::LabelSet;
@@ -37,6 +38,16 @@ impl Hit {
     pub(super) fn spanning(start: usize, end: usize) -> Self {
         Hit {
             priority: 0,
+            start,
+            end,
+        }
+    }
+
+    /// The label `hit`, found elsewhere (its words joined across two lines), placed at
+    /// `start..end` of a line.
+    pub(super) fn spanning_as(hit: &Hit, start: usize, end: usize) -> Self {
+        Hit {
+            priority: hit.priority,
             start,
             end,
         }
@@ -316,6 +327,22 @@ impl Extractor<'_> {
                         at,
                     ));
                     break;
+                }
+            }
+            // Labels wrapped over two lines of a narrow column (`RECHNUNGS` over `BETRAG`).
+            for (j, hit) in wrapped_labels(lines, labels) {
+                let alone = hit.ends_line(lines[j].text());
+                if let Some((found, at)) = self.off_the_line(lines, j, &hit, alone, &same, &next) {
+                    out.push((
+                        Candidate {
+                            field: at.field(&found),
+                            priority: hit.priority,
+                            order: lines[j].order,
+                            normalized: found.normalized,
+                            quality: found.quality,
+                        },
+                        at,
+                    ));
                 }
             }
         }

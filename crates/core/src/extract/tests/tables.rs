@@ -342,3 +342,23 @@ fn a_generic_date_heading_a_column_of_dates_heads_the_items_and_a_later_pages_da
     let x = extract(&doc, &rules());
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("2019-10-02"));
 }
+
+#[test]
+fn a_label_wrapped_over_two_lines_of_a_narrow_column_heads_it() {
+    let header: &[(f64, &str)] = &[(0.6, "Steuer"), (0.75, "Preis"), (0.88, "RECHNUNGS")];
+    let under: &[(f64, &str)] = &[(0.75, "Steuer"), (0.88, "BETRAG")];
+    let row: &[(f64, &str)] = &[(0.6, "1.907,88"), (0.75, "190,81"), (0.88, "2.098,69")];
+    let x = extract(
+        &spaced(&[(0.55, header), (0.56, under), (0.58, row)]),
+        &rules(),
+    );
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("2098.69"));
+    // Words of two rows that do not stand one over the other make no label.
+    let header: &[(f64, &str)] = &[(0.6, "Steuer"), (0.7, "RECHNUNGS")];
+    let under: &[(f64, &str)] = &[(0.6, "Steuer"), (0.88, "BETRAG")];
+    let x = extract(
+        &spaced(&[(0.55, header), (0.56, under), (0.58, row)]),
+        &rules(),
+    );
+    assert_eq!(value(&x, FieldName::TotalAmount), None);
+}
