@@ -21,6 +21,8 @@ const LETTERHEAD_BOTTOM: f64 = 0.3;
 const FOOTER_TOP: f64 = 0.8;
 /// At most this many words make a name before its legal form.
 const NAME_WORDS: usize = 6;
+/// A logo's word alone names the one name it begins if it has this many letters or more.
+const LOGO_LETTERS: usize = 4;
 /// How much more evidence the best name needs than the next for a confident answer.
 const CLEAR_MARGIN: u32 = 2;
 
@@ -57,9 +59,21 @@ impl Extractor<'_> {
         }
         self.merge_sentence_heads(&mut names);
         // A line that is nothing but a name mentioned elsewhere mentions it again, whatever its
-        // case (`weclapp.com` in the letterhead, beside its sender line).
+        // case (`weclapp.com` in the letterhead, beside its sender line); so does a logo's word
+        // alone that begins one name of several words (`cronus:` over `CRONUS DE`).
+        let firsts: HashMap<String, Vec<String>> = names.keys().fold(HashMap::new(), |mut m, k| {
+            let words = self.name_words(&names[k][0].found.value);
+            if words.len() >= 2 && words[0].chars().count() >= LOGO_LETTERS {
+                m.entry(words[0].clone()).or_default().push(k.clone());
+            }
+            m
+        });
         for ctx in first.iter().filter(|c| !addressee.contains(&c.order)) {
             let key = self.name_key(ctx.text());
+            let key = match firsts.get(&key).map(Vec::as_slice) {
+                Some([one]) if !names.contains_key(&key) => one.clone(),
+                _ => key,
+            };
             if let Some(mentions) = names.get_mut(&key) {
                 if mentions.iter().all(|m| m.ctx.order != ctx.order) {
                     mentions.push(Mention {

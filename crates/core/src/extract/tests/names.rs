@@ -331,3 +331,26 @@ fn a_letterhead_whose_contact_details_stand_in_another_column_is_no_addressee() 
         Some("Tannreuther & Eibenwerth GmbH")
     );
 }
+
+#[test]
+fn a_logos_word_alone_that_begins_a_name_mentions_it_again() {
+    let receipt = |logo: &'static str| {
+        placed(&[
+            (0.75, 0.05, logo),
+            (0.4, 0.09, "Travel Receipt"),
+            (0.1, 0.3, "Booking reference: KPE6BN"),
+            (
+                0.12,
+                0.95,
+                "Norwegian Air Shuttle - PB 115, N-1366 Lysaker, Norway - Tel: +47 2149 0015",
+            ),
+        ])
+    };
+    let x = extract(&receipt("norwegian _"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Norwegian Air Shuttle"));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    // Named by its sender line alone: a guess.
+    let x = extract(&receipt("Fly better"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Norwegian Air Shuttle"));
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_GUESSED);
+}
