@@ -2,7 +2,7 @@
 //! the total's line, else the mentions elsewhere in the document (surer when several agree, or
 //! one agrees with the issuer's country; the country's among them when they disagree), else the
 //! issuer's country's. A symbol of several currencies (`$`) is the one the document names
-//! elsewhere, else the config's pick or the country's.
+//! elsewhere, else the country's, else the config's pick.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,10 +43,10 @@ impl Extractor<'_> {
         total: Option<&(Field, &Ctx)>,
     ) -> Option<Field> {
         // A symbol that names several currencies (`$`) is the one of them that the document
-        // names unambiguously elsewhere (`All prices are in US dollars`); else the config's
-        // pick, unless the document names a country that pays in another: then the country's
-        // if the symbol may name it (`$` in New Zealand), else the pick, either way for a
-        // person. The country's currency is worked out once, and only when a step needs it.
+        // names unambiguously elsewhere (`All prices are in US dollars`), else the one the
+        // country the page names pays in (`WA 98109`, `New Zealand`); else the config's pick,
+        // for a person. The country's currency is worked out once, and only when a step needs
+        // it.
         let of_country = OnceCell::new();
         let country = || of_country.get_or_init(|| self.currency_of_country(pages));
         let country_code = || country().as_ref().map(|f| f.value.as_str());
@@ -63,8 +63,7 @@ impl Extractor<'_> {
             } else {
                 match country_code() {
                     None => (c.code.as_str(), SYMBOL_ALONE),
-                    Some(code) if code == c.code => (code, CURRENCY_SYMBOL),
-                    Some(code) if c.others.contains(&code) => (code, SYMBOL_OF_ANOTHER_COUNTRY),
+                    Some(code) if c.names().any(|n| n == code) => (code, CURRENCY_SYMBOL),
                     Some(_) => (c.code.as_str(), SYMBOL_OF_ANOTHER_COUNTRY),
                 }
             };

@@ -71,15 +71,16 @@ const OCR_REPAIRED: f64 = 0.6;
 /// A word of the value shares its room on the page with the word beside it: the OCR split one
 /// printed token in two or read its glyphs twice, and the value may lack part of it.
 const OVERLAPPING_WORDS: f64 = 0.6;
-/// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`),
-/// the config picking one that the country the page names pays in (`WA 98109`).
+/// Currency from a symbol that names several currencies (`$`: also the end of `C$` and `A$`):
+/// the one the document names elsewhere (`US dollars`), or the one the country the page names
+/// pays in (`WA 98109`, `New Zealand`).
 const CURRENCY_SYMBOL: f64 = 0.95;
 /// A symbol that names several currencies (`$`) in a document that names no country: the
 /// config's pick is a guess (on real invoices of several countries a lone `$` was the US
 /// dollar about half the time).
 const SYMBOL_ALONE: f64 = 0.7;
 /// A symbol that names several currencies (`$`) in a document that names a country paying in
-/// another one (`New Zealand`): the config's pick is a guess.
+/// none of them (`Schweiz`): the config's pick is a guess.
 const SYMBOL_OF_ANOTHER_COUNTRY: f64 = 0.5;
 /// Currency found elsewhere in the document, not on the total line; its one mention.
 const CURRENCY_ELSEWHERE: f64 = 0.85;

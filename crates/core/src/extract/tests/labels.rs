@@ -106,14 +106,10 @@ fn a_symbol_that_names_several_currencies_is_less_sure_than_one_that_names_one()
 }
 
 #[test]
-fn a_dollar_sign_where_the_document_names_a_country_of_another_dollar_is_a_guess() {
+fn a_dollar_sign_is_the_dollar_of_the_country_the_page_names_else_a_guess() {
     for (address, code, factor) in [
         // `NZ$` makes `$` a name of the New Zealand dollar too.
-        (
-            "Auckland 1061, New Zealand",
-            "NZD",
-            SYMBOL_OF_ANOTHER_COUNTRY,
-        ),
+        ("Auckland 1061, New Zealand", "NZD", CURRENCY_SYMBOL),
         // No dollar of Switzerland's: the config's pick, a guess.
         ("8001 Zürich, Schweiz", "USD", SYMBOL_OF_ANOTHER_COUNTRY),
         ("Seattle, WA 98109, United States", "USD", CURRENCY_SYMBOL),
