@@ -150,6 +150,10 @@ pub struct ExtractionRules {
     /// amount, the amount left to pay is not the grand total, and a total found under a grand
     /// total's label is left for a person.
     pub payment_labels: Vec<String>,
+    /// Labels of the payee of the bank details (`Account Name`, `Kontoinhaber`, `Titulaire du
+    /// compte`): the company named behind one is paid, most likely the seller; a person (`Mr`
+    /// first) is not counted.
+    pub payee_labels: Vec<String>,
     /// Labels of the recipient block (`Bill To`); that line and the next are never the issuer.
     pub recipient_labels: Vec<String>,
     /// Month names and abbreviations (lower case) and their numbers, for dates like `14 March

@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.8";
-const PINNED_FINGERPRINT: &str = "cfg-b3a2fb5f047a6551";
+const PINNED_VERSION: &str = "2026-12-07.9";
+const PINNED_FINGERPRINT: &str = "cfg-e663d554ad418af5";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

@@ -221,7 +221,7 @@ fn contact_line(text: &str) -> bool {
 }
 
 /// A line that names a person to whom the letter goes (`Mr Jens Walter`, `Herrn Max Muster`).
-fn salutation(text: &str) -> bool {
+pub(super) fn salutation(text: &str) -> bool {
     norm_words(text)
         .first()
         .is_some_and(|w| SALUTATIONS.contains(&w.as_str()))

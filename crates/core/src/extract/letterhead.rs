@@ -3,14 +3,16 @@
 //! or the words before a legal form inside a sentence), never one in the addressee block,
 //! grouped by name and scored by what vouches for it: a legal form, a sender line, a second
 //! mention (letterhead and footer), a web or e-mail domain of the document that spells it, its
-//! place in the letterhead or the footer, its place in the block under a seller's label. The
+//! place in the letterhead or the footer, its place in the block under a seller's label, a
+//! payee's label before it (`Account Name:`). The
 //! best name wins; its confidence says whether the evidence clearly beats the runner-up.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::blocks::{is_sender_line, split_parts};
+use super::blocks::{is_sender_line, salutation, split_parts};
 use super::domains::{domains, spelled};
 use super::issuer::{is_connector, norm_words};
+use super::labels::skip_separators;
 use super::line::{Ctx, Found};
 use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
 use crate::model::fields::Field;
@@ -32,6 +34,8 @@ struct Mention<'c, 'p> {
     found: Found,
     suffix: bool,
     sender: bool,
+    /// Named as the payee of the bank details (`Account Name:`).
+    payee: bool,
 }
 
 impl Extractor<'_> {
@@ -81,6 +85,7 @@ impl Extractor<'_> {
                         found: found(ctx.text(), 0, ctx.text().len()),
                         suffix: false,
                         sender: false,
+                        payee: false,
                     });
                 }
             }
@@ -160,6 +165,9 @@ impl Extractor<'_> {
         if copyright_notice(text) {
             return vec![]; // the publisher of a form or a template, not the issuer
         }
+        if let Some(payee) = self.payee_mention(ctx) {
+            return vec![payee];
+        }
         if bank_label(text) {
             return vec![]; // `Bank Name: The Karad Urban Co-operative Bank Ltd`: the payee's bank
         }
@@ -177,6 +185,7 @@ impl Extractor<'_> {
                     found: found(text, start + s, start + e),
                     suffix: true,
                     sender,
+                    payee: false,
                 });
             } else if sender && self.plausible_org(part) && self.label_free(part)
                 || top && self.looks_like_name(part)
@@ -186,10 +195,50 @@ impl Extractor<'_> {
                     found: found(text, start, end),
                     suffix: false,
                     sender,
+                    payee: false,
                 });
             }
         }
         out
+    }
+
+    /// The company behind a payee's label and its colon (`Titulaire du compte : NETPRESSE`,
+    /// `Account Name: Coastwide Pest Control Limited Detach this ...`): up to its legal form,
+    /// else the rest of the label's part of the line in upper case; not a person (`MME OU MR
+    /// GUERIN`, `Max Mustermann`).
+    fn payee_mention<'c, 'p>(&self, ctx: &'c Ctx<'p>) -> Option<Mention<'c, 'p>> {
+        let text = ctx.text();
+        let hit = self.payees.hits(text).into_iter().next()?;
+        let from = skip_separators(text, hit.end);
+        if !text[hit.end..from].contains(':') {
+            return None; // `TVA payée sur les débits`: a word, not a label
+        }
+        let (_, end) = split_parts(text)
+            .into_iter()
+            .find(|&(s, e)| s <= from && from < e)?;
+        let value = &text[from..end];
+        if salutation(value) {
+            return None;
+        }
+        let (span, suffix) = match self.name_before_suffix(value) {
+            Some((s, e)) => ((from + s, from + e), true),
+            // Without a legal form, a bank's upper-case account name (`NETPRESSE`), not a
+            // person's (`Max Mustermann`).
+            None if !value.chars().any(char::is_lowercase)
+                && self.plausible_org(value)
+                && self.label_free(value) =>
+            {
+                ((from, end), false)
+            }
+            None => return None,
+        };
+        Some(Mention {
+            ctx,
+            found: found(text, span.0, span.1),
+            suffix,
+            sender: false,
+            payee: true,
+        })
     }
 
     /// The span of `Name Words <legal form>` in `part`: the legal form, and before it the
@@ -307,6 +356,7 @@ fn evidence(
     score += 3 * u32::from(any(&|m| sellers.contains(&m.ctx.order)));
     score += 2 * u32::from(any(&|m| m.suffix));
     score += 2 * u32::from(any(&|m| m.sender));
+    score += 2 * u32::from(any(&|m| m.payee));
     // Mentioned twice, once at least as a company (a repeated heading is no name).
     score += 2 * u32::from(lines.len() >= 2 && any(&|m| m.suffix || m.sender));
     score += 2 * u32::from(spelled(key, domains));

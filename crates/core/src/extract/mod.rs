@@ -140,6 +140,8 @@ struct Extractor<'r> {
     total: Labels,
     currency: Labels,
     recipients: Labels,
+    /// Labels of the bank details' payee (`payee_labels`).
+    payees: Labels,
     /// Labels of a payment already made (`payment_labels`).
     payments: Labels,
     /// Each currency's country hints (`country_currencies`).
@@ -180,6 +182,7 @@ impl<'r> Extractor<'r> {
             currency: Labels::new(&rules.labels.currency),
             recipients: Labels::from_phrases(&rules.recipient_labels),
             payments: Labels::from_phrases(&rules.payment_labels),
+            payees: Labels::from_phrases(&rules.payee_labels),
             countries: rules
                 .country_currencies
                 .iter()

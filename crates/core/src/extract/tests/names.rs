@@ -354,3 +354,27 @@ fn a_logos_word_alone_that_begins_a_name_mentions_it_again() {
     assert_eq!(value(&x, FieldName::Issuer), Some("Norwegian Air Shuttle"));
     assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_GUESSED);
 }
+
+#[test]
+fn the_company_behind_a_payees_label_is_paid_most_likely_the_seller() {
+    let page = |bank: &'static str| {
+        placed(&[
+            (0.17, 0.07, "Annonces légales et formalités en ligne"),
+            (0.65, 0.14, "ALEXINUX"),
+            (0.65, 0.17, "27 rue Henri Rolland"),
+            (0.41, 0.21, "Facture n° 2022089083"),
+            (0.08, 0.61, bank),
+            (0.47, 0.94, "NETPRESSE"),
+        ])
+    };
+    let x = extract(
+        &page("Virement BRED BANQUE POPULAIRE - Titulaire du compte : NETPRESSE"),
+        &rules(),
+    );
+    assert_eq!(value(&x, FieldName::Issuer), Some("NETPRESSE"));
+    // No label's colon (`TVA PAYÉE SUR LES DÉBITS`), or a person behind it: no payee.
+    for line in ["TVA PAYÉE SUR LES DÉBITS", "Kontoinhaber: Max Mustermann"] {
+        let x = extract(&page(line), &rules());
+        assert_eq!(value(&x, FieldName::Issuer), Some("ALEXINUX"), "{line}");
+    }
+}
