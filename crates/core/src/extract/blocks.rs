@@ -15,6 +15,9 @@ use super::Extractor;
 const WINDOW_BOTTOM: f64 = 0.5;
 /// Separators of a sender line's parts.
 const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " · ", " • ", " / "];
+/// The next line of an addressee's block under its label starts at most this far below the
+/// last one's top (the label's for its first line).
+const ADDRESS_GAP: f64 = 0.08;
 /// The next line of a block starts at most this far below the last one's top (a blank line
 /// between an address and its contact details is still one block).
 const BLOCK_LINE_GAP: f64 = 0.04;
@@ -119,7 +122,13 @@ impl Extractor<'_> {
             .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > head.bbox().top)
             .take(5);
         let mut named = false;
+        let mut above = head.bbox().top;
         for (k, c) in column.enumerate() {
+            // A block's lines follow each other; a line far below is another block's.
+            if c.bbox().top - above > ADDRESS_GAP {
+                break;
+            }
+            above = c.bbox().top;
             let text = c.text();
             let name = self.looks_like_name(text) || self.name_before_suffix(text).is_some();
             if name && !named || k == 0 {

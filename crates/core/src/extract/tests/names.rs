@@ -378,3 +378,25 @@ fn the_company_behind_a_payees_label_is_paid_most_likely_the_seller() {
         assert_eq!(value(&x, FieldName::Issuer), Some("ALEXINUX"), "{line}");
     }
 }
+
+#[test]
+fn a_recipient_labels_block_ends_where_its_lines_stop_following_each_other() {
+    // `TO` of `INVOICE TO` stands over the footer's column, far below: not its block.
+    let doc = placed(&[
+        (0.03, 0.07, "Document Number 9235321787"),
+        (0.03, 0.22, "INVOICE TO"),
+        (0.03, 0.24, "Sofitel Hotel Maintenance"),
+        (0.03, 0.26, "21 Viaduct Harbour Ave"),
+        (0.03, 0.50, "TOTAL NET AMOUNT 226.50"),
+        (
+            0.06,
+            0.79,
+            "Schneider Electric (NZ) Limited GST No : 81-854-572",
+        ),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Schneider Electric (NZ) Limited")
+    );
+}
