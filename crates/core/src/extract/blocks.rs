@@ -122,6 +122,9 @@ impl Extractor<'_> {
             .filter(|c| (c.bbox().left - left).abs() < 0.03 && c.bbox().top > head.bbox().top)
             .take(5);
         let mut named = false;
+        // A company's name with its legal form may follow a person's (`Thomas Flassbeck`,
+        // `SimFin Analytics GmbH`): the person to attend to it, at the company.
+        let mut company = false;
         let mut above = head.bbox().top;
         for (k, c) in column.enumerate() {
             // A block's lines follow each other; a line far below is another block's.
@@ -130,9 +133,11 @@ impl Extractor<'_> {
             }
             above = c.bbox().top;
             let text = c.text();
-            let name = self.looks_like_name(text) || self.name_before_suffix(text).is_some();
-            if name && !named || k == 0 {
+            let legal_form = self.name_before_suffix(text).is_some();
+            let name = self.looks_like_name(text) || legal_form;
+            if name && (!named || legal_form && !company) || k == 0 {
                 named |= name;
+                company |= legal_form;
                 out.insert(c.order);
             } else if !name && (text.contains(':') || text.chars().any(|ch| ch.is_ascii_digit())) {
                 out.insert(c.order);

@@ -400,3 +400,22 @@ fn a_recipient_labels_block_ends_where_its_lines_stop_following_each_other() {
         Some("Schneider Electric (NZ) Limited")
     );
 }
+
+#[test]
+fn a_company_after_the_person_to_attend_to_it_belongs_to_the_addressees_block() {
+    let doc = placed(&[
+        (0.09, 0.05, "Google"),
+        (0.08, 0.14, "Invoice number: 4836212534"),
+        (0.08, 0.20, "Bill to"),
+        (0.08, 0.22, "Thomas Flassbeck"),
+        (0.08, 0.24, "SimFin Analytics GmbH"),
+        (0.08, 0.26, "Pfalzer Ufer 4"),
+        (0.75, 0.07, "Google Cloud EMEA Limited"),
+        (0.81, 0.11, "Clanwilliam Place"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Google Cloud EMEA Limited")
+    );
+}
