@@ -25,6 +25,8 @@ const FOOTER_TOP: f64 = 0.8;
 const NAME_WORDS: usize = 6;
 /// A logo's word alone names the one name it begins if it has this many letters or more.
 const LOGO_LETTERS: usize = 4;
+/// A gap this wide (page widths) between two words of a line parts two columns.
+const COLUMN_SPLIT: f64 = 0.05;
 /// How much more evidence the best name needs than the next for a confident answer.
 const CLEAR_MARGIN: u32 = 2;
 
@@ -179,10 +181,16 @@ impl Extractor<'_> {
         let parts = if sender { &parts[..1] } else { &parts[..] };
         for &(start, end) in parts {
             let part = &text[start..end];
-            if let Some((s, e)) = self.name_before_suffix(part) {
+            // The OCR joins the columns of a row into one line (`Pfalzer Ufer 4    Semrush
+            // Inc.`): a name with its legal form starts in the legal form's column.
+            let with_suffix = columns(ctx, start, end).into_iter().find_map(|(s, e)| {
+                let (ns, ne) = self.name_before_suffix(&text[s..e])?;
+                Some((s + ns, s + ne))
+            });
+            if let Some((s, e)) = with_suffix {
                 out.push(Mention {
                     ctx,
-                    found: found(text, start + s, start + e),
+                    found: found(text, s, e),
                     suffix: true,
                     sender,
                     payee: false,
@@ -429,4 +437,25 @@ fn found(text: &str, start: usize, end: usize) -> Found {
         quality: 1.0,
         normalized: true,
     }
+}
+
+/// The spans of `start..end` of the line's text between gaps of [`COLUMN_SPLIT`] or more
+/// between its words: each column of a row the OCR read as one line.
+fn columns(ctx: &Ctx, start: usize, end: usize) -> Vec<(usize, usize)> {
+    let words: Vec<_> = ctx
+        .word_boxes()
+        .filter(|&(s, e, _)| s >= start && e <= end)
+        .collect();
+    let mut out = vec![];
+    let mut from = start;
+    for pair in words.windows(2) {
+        let (_, e1, b1) = pair[0];
+        let (s2, _, b2) = pair[1];
+        if b2.left - (b1.left + b1.width) >= COLUMN_SPLIT {
+            out.push((from, e1));
+            from = s2;
+        }
+    }
+    out.push((from, end));
+    out
 }

@@ -419,3 +419,19 @@ fn a_company_after_the_person_to_attend_to_it_belongs_to_the_addressees_block() 
         Some("Google Cloud EMEA Limited")
     );
 }
+
+#[test]
+fn a_name_with_its_legal_form_starts_in_the_legal_forms_column() {
+    // The OCR read two columns of a row as one line: the customer's street, the seller.
+    let mut doc = placed(&[
+        (0.04, 0.03, "BILLED TO:"),
+        (0.04, 0.06, "SimFin Analytics GmbH"),
+        (0.04, 0.07, "Pfalzer Ufer 4 Semrush Inc."),
+        (0.04, 0.16, "Invoice: 2530418"),
+    ]);
+    let words = &mut doc.pages[0].lines[2].words;
+    words[3].bbox.left = 0.52; // `Semrush`, far right of `4`
+    words[4].bbox.left = 0.57;
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Semrush Inc."));
+}
