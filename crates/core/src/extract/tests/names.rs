@@ -435,3 +435,22 @@ fn a_name_with_its_legal_form_starts_in_the_legal_forms_column() {
     let x = extract(&doc, &rules());
     assert_eq!(value(&x, FieldName::Issuer), Some("Semrush Inc."));
 }
+
+#[test]
+fn rechnung_hash_names_the_number_and_rechnung_an_the_addressee() {
+    // The addressee read first: without its label it would come first among equals.
+    let doc = placed(&[
+        (0.08, 0.22, "Rechnung an: SimFin Analytics GmbH"),
+        (
+            0.07,
+            0.11,
+            "Indeed Ireland Operations Ltd Rechnung #: 67389368",
+        ),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("67389368"));
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Indeed Ireland Operations Ltd")
+    );
+}
