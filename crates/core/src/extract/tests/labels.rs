@@ -110,6 +110,10 @@ fn a_dollar_sign_is_the_dollar_of_the_country_the_page_names_else_a_guess() {
     for (address, code, factor) in [
         // `NZ$` makes `$` a name of the New Zealand dollar too.
         ("Auckland 1061, New Zealand", "NZD", CURRENCY_SYMBOL),
+        // A New Zealand GST number, a Canadian province and postal code, a city.
+        ("GST No: 104-299-202", "NZD", CURRENCY_SYMBOL),
+        ("Montréal, QC H2Z 1J4", "CAD", CURRENCY_SYMBOL),
+        ("Takapuna, Auckland", "NZD", CURRENCY_SYMBOL),
         // No dollar of Switzerland's: the config's pick, a guess.
         ("8001 Zürich, Schweiz", "USD", SYMBOL_OF_ANOTHER_COUNTRY),
         ("Seattle, WA 98109, United States", "USD", CURRENCY_SYMBOL),
