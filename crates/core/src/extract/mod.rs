@@ -108,6 +108,8 @@ const TITLE_NUMBER: f64 = 0.9;
 /// Invoice number below a table's column that a document title names alone (`Factuur`), a
 /// factor on the title number's.
 const TITLE_COLUMN: f64 = 0.85;
+/// Invoice number of capital letters alone behind its label (`Rechnungsnummer: NFCZMQ`).
+const LETTERS_ONLY: f64 = 0.7;
 /// Invoice number on a line of its own behind a number marker only (`N° 2023-6013`).
 const MARKER_NUMBER: f64 = 0.75;
 /// Invoice date behind a generic label (`Date`) while page 1 shows another date.

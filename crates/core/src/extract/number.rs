@@ -10,7 +10,8 @@ use super::issuer::norm_words;
 use super::labels::{preferred, Hit};
 use super::line::{Ctx, Found};
 use super::{
-    Extractor, GENERIC_NUMBER, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_COLUMN, TITLE_NUMBER,
+    Extractor, GENERIC_NUMBER, LETTERS_ONLY, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_COLUMN,
+    TITLE_NUMBER,
 };
 use crate::model::fields::Field;
 use crate::ocr::BoundingBox;
@@ -22,6 +23,8 @@ const NUMBER_MARKERS: &[&str] = &[
 /// How many words may stand between a title and a number marker (`Beitragsrechnung zur
 /// Kraftfahrtversicherung Nr. 00.123`).
 const TITLE_GAP: usize = 3;
+/// How long a code of letters alone may be to stand for a number (`NFCZMQ`).
+const LETTERS_CODE: (usize, usize) = (5, 10);
 /// A header row's column name stands this far (page widths) from its neighbours' words; the
 /// words of one name stand a space apart.
 const COLUMN_GAP: f64 = 0.02;
@@ -62,6 +65,24 @@ fn token(text: &str, from: usize) -> Option<Found> {
         start,
         end,
         quality: 1.0,
+        normalized: true,
+    })
+}
+
+/// A code of capital letters alone at `from` (`NFCZMQ`, a booking code behind `Rechnungsnummer:`),
+/// less surely: a word in capitals (`PENDING`) reads the same.
+fn letters_code(text: &str, from: usize) -> Option<Found> {
+    let rest = &text[from..];
+    let word = rest.split_whitespace().next()?;
+    let code = word.trim_end_matches(['.', ',', ';', ')']);
+    let ok = (LETTERS_CODE.0..=LETTERS_CODE.1).contains(&code.len())
+        && code.chars().all(|c| c.is_ascii_uppercase());
+    let start = from + rest.find(word)?;
+    ok.then(|| Found {
+        value: code.to_string(),
+        start,
+        end: start + code.len(),
+        quality: LETTERS_ONLY,
         normalized: true,
     })
 }
@@ -110,14 +131,21 @@ fn part_suffix(rest: &str) -> usize {
 
 impl Extractor<'_> {
     pub(super) fn invoice_number(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
-        let same = |ctx: &Ctx, from: usize| token(ctx.text(), from);
+        let same = |ctx: &Ctx, from: usize| {
+            token(ctx.text(), from).or_else(|| letters_code(ctx.text(), from))
+        };
         let next = |ctx: &Ctx| {
             let text = ctx.text();
             (text.split_whitespace().count() == 1)
                 .then(|| token(text, 0))
                 .flatten()
         };
-        let candidates = self.labelled(pages, &self.number, false, same, next);
+        let mut candidates = self.labelled(pages, &self.number, false, same, next);
+        // A code of letters alone is a number only behind an invoice number's own label.
+        candidates.retain(|(c, _)| {
+            !self.number.is_generic(c.priority)
+                || c.field.value.chars().any(|ch| ch.is_ascii_digit())
+        });
         // Specific labels that name different numbers (`Invoice No 17` and `Invoice No 18`):
         // the best has no margin over the runner-up.
         let specific: HashSet<&str> = candidates

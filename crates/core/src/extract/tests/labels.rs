@@ -296,3 +296,18 @@ fn a_compound_label_matches_with_an_abbreviations_dot_before_its_hyphen() {
         assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
     }
 }
+
+#[test]
+fn a_code_of_capitals_alone_behind_an_invoice_numbers_own_label_is_read_less_surely() {
+    let x = run(&["Eurowings GmbH", "Buchungscode / Rechnungsnummer: NFCZMQ"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("NFCZMQ"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * LETTERS_ONLY,
+    );
+    // Behind a generic label, or too short, or not all capitals: no number.
+    for line in ["Nummer: PENDING", "Invoice No: TBD", "Invoice No: Pending"] {
+        let x = run(&["Acme GmbH", line]);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), None, "{line}");
+    }
+}
