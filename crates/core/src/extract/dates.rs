@@ -56,6 +56,18 @@ fn date_regexes() -> &'static [Regex; 4] {
     })
 }
 
+/// A page's margin where a browser prints its stamp: above this, or below one minus it.
+const STAMP_MARGIN: f64 = 0.04;
+
+/// Whether the date ending at `end` of `ctx` is a browser's or printer's stamp: a time follows
+/// it (`23.06.23, 11:09`) in the page's top or bottom margin.
+fn print_stamp(ctx: &Ctx, end: usize) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"^,?\s*[0-9]{1,2}:[0-9]{2}").expect("static regex"));
+    let top = ctx.bbox().top;
+    !(STAMP_MARGIN..=1.0 - STAMP_MARGIN).contains(&top) && re.is_match(&ctx.repaired[end..])
+}
+
 /// How far below a row (in its heights) the next row of its column may stand.
 const NEXT_ROWS: f64 = 4.0;
 
@@ -152,10 +164,14 @@ impl Extractor<'_> {
             }
         }
 
-        // Else the first valid date on page 1 that no exclusion (`Due`) touches.
+        // Else the first valid date on page 1 that no exclusion (`Due`) touches and that is no
+        // printer's stamp.
         for ctx in pages.first()? {
             for m in self.dates(&ctx.repaired) {
-                if m.date.is_some() && !self.date.excluded(ctx.text(), 0, m.end) {
+                if m.date.is_some()
+                    && !self.date.excluded(ctx.text(), 0, m.end)
+                    && !print_stamp(ctx, m.end)
+                {
                     let mut f = found(ctx, &m);
                     f.quality *= DATE_UNLABELLED;
                     return Some(ctx.field(&f));

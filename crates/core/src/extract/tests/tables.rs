@@ -362,3 +362,22 @@ fn a_label_wrapped_over_two_lines_of_a_narrow_column_heads_it() {
     );
     assert_eq!(value(&x, FieldName::TotalAmount), None);
 }
+
+#[test]
+fn a_browsers_print_stamp_is_no_invoice_date_but_shows_the_order_of_its_dates() {
+    let doc = placed(&[
+        (0.04, 0.02, "23.06.23, 11:09 Invoice | TeamGantt"),
+        (0.05, 0.08, "11/5/23"),
+        (0.05, 0.16, "Invoice ID #4hrb48vz"),
+        (0.05, 0.26, "Subscription total (due at renewal): $48.00"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-05-11"));
+    // The same stamp inside the page is a date like any other.
+    let doc = placed(&[
+        (0.04, 0.10, "23.06.23, 11:09 Invoice | TeamGantt"),
+        (0.05, 0.18, "11/5/23"),
+    ]);
+    let x = extract(&doc, &rules());
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-06-23"));
+}
