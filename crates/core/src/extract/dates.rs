@@ -246,12 +246,14 @@ impl Extractor<'_> {
         })
     }
 
-    /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches.
+    /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches
+    /// and that is no print stamp.
     fn other_date(&self, pages: &[Vec<Ctx>], value: &str) -> bool {
         pages.first().into_iter().flatten().any(|ctx| {
             self.dates(&ctx.repaired).iter().any(|m| {
                 m.date.is_some_and(|d| iso_date(d) != value)
                     && !self.date.excluded(ctx.text(), 0, m.end)
+                    && !print_stamp(ctx, m.end)
             })
         })
     }

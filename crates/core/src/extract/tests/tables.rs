@@ -381,3 +381,23 @@ fn a_browsers_print_stamp_is_no_invoice_date_but_shows_the_order_of_its_dates() 
     let x = extract(&doc, &rules());
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-06-23"));
 }
+
+#[test]
+fn a_print_stamp_contests_no_generic_date() {
+    let bill = |stamp_top: f64| {
+        placed(&[
+            (0.07, 0.11, "Indeed Ireland Operations Ltd"),
+            (0.07, 0.13, "Datum: 31/08/2022"),
+            (0.00, stamp_top, "1 von 1 02.09.22, 16:20"),
+        ])
+    };
+    let x = extract(&bill(0.99), &rules());
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2022-08-31"));
+    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99);
+    // Inside the page, the other date makes a generic `Datum` a guess.
+    let x = extract(&bill(0.50), &rules());
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * DATE_CONTESTED,
+    );
+}
