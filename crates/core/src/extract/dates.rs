@@ -56,6 +56,19 @@ fn date_regexes() -> &'static [Regex; 4] {
     })
 }
 
+/// The places of a page's addresses: the word after a postcode (`91244 Reichenschwand`),
+/// without case or accents.
+fn places(page: &[Ctx]) -> HashSet<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    // A postcode stands alone, not at a date's end (`01.11.2024 bis`).
+    let re = RE
+        .get_or_init(|| Regex::new(r"(?:^|[\s,•*|])[0-9]{4,5} (\p{L}{3,})").expect("static regex"));
+    page.iter()
+        .flat_map(|ctx| re.captures_iter(ctx.text()))
+        .map(|c| norm_words(&c[1]).concat())
+        .collect()
+}
+
 /// A page's margin where a browser prints its stamp: above this, or below one minus it.
 const STAMP_MARGIN: f64 = 0.04;
 
@@ -155,8 +168,14 @@ impl Extractor<'_> {
 
         // A letter's dateline (`Berlin, 19.05.2014`, `Paris, le 3 mars 2026`): the date the
         // document was written, on whichever page it stands (a folio signs off on its last).
+        // Without its comma if the place is one of the page's addresses' (`Reichenschwand
+        // 04.07.2023` beside `91244 Reichenschwand`).
+        let places = places(pages.first()?);
         for ctx in pages.iter().flatten() {
-            let dateline = self.dateline(&ctx.repaired);
+            let text = &ctx.repaired;
+            let dateline = self
+                .dateline(text)
+                .or_else(|| self.place_and_date(text, &places));
             if let Some(m) = dateline.filter(|m| !self.date.excluded(ctx.text(), 0, m.end)) {
                 let mut f = found(ctx, &m);
                 f.quality *= DATELINE;
@@ -217,6 +236,19 @@ impl Extractor<'_> {
         let joined =
             joiner.is_empty() || DATELINE_JOINERS.contains(&joiner.to_lowercase().as_str());
         (m.date.is_some() && place_words && ends && joined).then_some(m)
+    }
+
+    /// A valid date ending the line after a place of `places` (one word), which is not the
+    /// end of an address (no postcode before it).
+    fn place_and_date(&self, text: &str, places: &HashSet<String>) -> Option<DateMatch> {
+        let m = self.dates(text).pop()?;
+        let mut before = text[..m.start].split_whitespace().rev();
+        let place = norm_words(before.next()?).concat();
+        let address = before
+            .next()
+            .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+        let ends = text[m.end..].trim().is_empty();
+        (m.date.is_some() && ends && !address && places.contains(&place)).then_some(m)
     }
 
     /// Whether a line just below `at`, on its page, holds a date other than `value` where
