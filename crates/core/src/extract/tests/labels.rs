@@ -311,3 +311,10 @@ fn a_code_of_capitals_alone_behind_an_invoice_numbers_own_label_is_read_less_sur
         assert_eq!(value(&x, FieldName::InvoiceNumber), None, "{line}");
     }
 }
+
+#[test]
+fn a_tax_invoices_document_number_is_its_invoice_number() {
+    let x = run(&["Tax Invoice COPY Page 1/2", "Document Number 9235321787"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("9235321787"));
+    assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
+}
