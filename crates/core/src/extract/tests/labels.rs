@@ -318,3 +318,27 @@ fn a_tax_invoices_document_number_is_its_invoice_number() {
     assert_eq!(value(&x, FieldName::InvoiceNumber), Some("9235321787"));
     assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
 }
+
+#[test]
+fn a_dateline_without_its_comma_names_a_place_of_the_pages_addresses() {
+    // The place is an address's of the page, not the address itself.
+    let x = run(&[
+        "Medienpilot GmbH & Co. KG * Am Saueracker 23 * 91244 Reichenschwand Reichenschwand 04.07.2023",
+        "Leistungszeitraum 01.06.2023 - 30.06.2023",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-07-04"));
+    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * DATELINE);
+    for lines in [
+        ["Acme GmbH, 91244 Reichenschwand", "Hamburg 04.07.2023"],
+        [
+            "Acme GmbH, Am Saueracker 23",
+            "91244 Reichenschwand 04.07.2023",
+        ],
+    ] {
+        let x = run(&lines);
+        assert_close(
+            confidence(&x, FieldName::InvoiceDate),
+            0.99 * DATE_UNLABELLED,
+        );
+    }
+}

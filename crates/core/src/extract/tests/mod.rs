@@ -337,27 +337,6 @@ fn a_letters_dateline_is_its_date_when_no_label_names_one() {
     assert_eq!(value(&x, FieldName::InvoiceDate), Some("2024-11-04"));
     assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * DATELINE);
 
-    // Without its comma when the place is an address's of the page, not the address itself.
-    let x = run(&[
-        "Medienpilot GmbH & Co. KG * Am Saueracker 23 * 91244 Reichenschwand Reichenschwand 04.07.2023",
-        "Leistungszeitraum 01.06.2023 - 30.06.2023",
-    ]);
-    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-07-04"));
-    assert_close(confidence(&x, FieldName::InvoiceDate), 0.99 * DATELINE);
-    for lines in [
-        ["Acme GmbH, 91244 Reichenschwand", "Hamburg 04.07.2023"],
-        [
-            "Acme GmbH, Am Saueracker 23",
-            "91244 Reichenschwand 04.07.2023",
-        ],
-    ] {
-        let x = run(&lines);
-        assert_close(
-            confidence(&x, FieldName::InvoiceDate),
-            0.99 * DATE_UNLABELLED,
-        );
-    }
-
     // A date after words with digits, or followed by more text, is no dateline.
     let x = run(&[
         "Acme Ltd",
