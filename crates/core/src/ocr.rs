@@ -16,6 +16,13 @@ pub struct BoundingBox {
     pub height: f64,
 }
 
+impl BoundingBox {
+    /// Distance of the right edge from the page's left edge.
+    pub fn right(&self) -> f64 {
+        self.left + self.width
+    }
+}
+
 /// One recognised word.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Word {

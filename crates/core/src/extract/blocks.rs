@@ -213,7 +213,7 @@ fn column_blocks(page: &[Ctx]) -> Vec<Vec<usize>> {
                 && b.top > last.top
                 && b.top - last.top <= BLOCK_LINE_GAP
                 && ((b.left - last.left).abs() < BLOCK_ALIGN
-                    || (b.left + b.width - last.left - last.width).abs() < BLOCK_ALIGN)
+                    || (b.right() - last.right()).abs() < BLOCK_ALIGN)
         }) {
             taken.insert(next);
             block.push(next);

@@ -54,7 +54,7 @@ impl Extractor<'_> {
             // A label and a few words qualifying it (`Totaal gemaakte kosten (incl. btw)`),
             // its value at the right of the row.
             if is_qualifier(rest) {
-                if let Some(c) = beside(lines, ctx, b.left + b.width) {
+                if let Some(c) = beside(lines, ctx, b.right()) {
                     if let Some(mut f) = same(c, 0) {
                         f.quality *= BESIDE_LABEL;
                         return Some((f, c));
@@ -112,7 +112,7 @@ pub(super) fn wrapped_labels(lines: &[Ctx], labels: &Labels) -> Vec<(usize, Hit)
             }
             let below = lower
                 .word_boxes()
-                .find(|(_, _, b2)| b2.left < b1.left + b1.width && b2.left + b2.width > b1.left);
+                .find(|(_, _, b2)| b2.left < b1.right() && b2.right() > b1.left);
             let Some((s2, e2, _)) = below else { continue };
             let (w1, w2) = (&upper.text()[s1..e1], &lower.text()[s2..e2]);
             let whole = [format!("{w1} {w2}"), format!("{w1}{w2}")]

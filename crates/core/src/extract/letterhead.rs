@@ -451,7 +451,7 @@ fn columns(ctx: &Ctx, start: usize, end: usize) -> Vec<(usize, usize)> {
     for pair in words.windows(2) {
         let (_, e1, b1) = pair[0];
         let (s2, _, b2) = pair[1];
-        if b2.left - (b1.left + b1.width) >= COLUMN_SPLIT {
+        if b2.left - b1.right() >= COLUMN_SPLIT {
             out.push((from, e1));
             from = s2;
         }

@@ -14,7 +14,6 @@ use super::{
     TITLE_NUMBER,
 };
 use crate::model::fields::Field;
-use crate::ocr::BoundingBox;
 
 /// Words that stand between a title and its number (`Nr.`, `No`, `#`, `N°`).
 const NUMBER_MARKERS: &[&str] = &[
@@ -220,10 +219,10 @@ impl Extractor<'_> {
             let words: Vec<_> = ctx.word_boxes().collect();
             let column = (0..words.len()).find(|&k| {
                 let (s, e, b) = words[k];
-                let apart_before = k == 0 || b.left - right(words[k - 1].2) >= COLUMN_GAP;
+                let apart_before = k == 0 || b.left - words[k - 1].2.right() >= COLUMN_GAP;
                 let apart_after = words
                     .get(k + 1)
-                    .is_some_and(|w| w.2.left - right(b) >= COLUMN_GAP);
+                    .is_some_and(|w| w.2.left - b.right() >= COLUMN_GAP);
                 apart_before && apart_after && self.is_title_word(&ctx.text()[s..e])
             })?;
             let (s, e, _) = words[column];
@@ -277,9 +276,4 @@ impl Extractor<'_> {
         };
         norm.ends_with("rechnung") || self.titles.iter().any(|t| t.len() == 1 && &t[0] == norm)
     }
-}
-
-/// The right edge of a box.
-fn right(b: BoundingBox) -> f64 {
-    b.left + b.width
 }
