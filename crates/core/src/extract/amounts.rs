@@ -22,6 +22,13 @@ pub(super) struct AmountMatch {
     pub(super) likely: bool,
 }
 
+impl AmountMatch {
+    /// Where the number ends in its text.
+    pub(super) fn end(&self) -> usize {
+        self.end
+    }
+}
+
 fn amount_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {

@@ -278,16 +278,31 @@ impl Extractor<'_> {
         })
     }
 
-    /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches
-    /// and that is no print stamp.
+    /// Whether page 1 shows a valid date other than `value` that no exclusion (`Due`) touches,
+    /// that is no print stamp and no booking's date.
     fn other_date(&self, pages: &[Vec<Ctx>], value: &str) -> bool {
         pages.first().into_iter().flatten().any(|ctx| {
             self.dates(&ctx.repaired).iter().any(|m| {
                 m.date.is_some_and(|d| iso_date(d) != value)
                     && !self.date.excluded(ctx.text(), 0, m.end)
                     && !print_stamp(ctx, m.end)
+                    && !self.booking(&ctx.repaired, m.end)
             })
         })
+    }
+
+    /// Whether `text` after a date ending at `end` ends with an amount of money, maybe with
+    /// its currency: the date is a booking's (an item's row, a payment: `30.09.18 7%
+    /// Übernachtung 1 81.00 81.00`, `du 06/12/2022 45,93 €`).
+    fn booking(&self, text: &str, end: usize) -> bool {
+        let rest = text[end..].trim_end();
+        let rest = match self.currencies(rest).last() {
+            Some(c) if c.end == rest.len() => rest[..c.start].trim_end(),
+            _ => rest,
+        };
+        self.amounts(rest)
+            .last()
+            .is_some_and(|a| a.likely && a.end() == rest.len())
     }
 
     /// The order the document's numeric dates show where a part above 12 decides it

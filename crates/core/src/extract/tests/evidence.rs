@@ -285,6 +285,35 @@ fn a_generic_date_label_beside_another_date_is_contested() {
 }
 
 #[test]
+fn a_stays_dates_and_the_bookings_dates_do_not_contest_a_generic_date() {
+    // A hotel's bill: the stay's arrival, and items and a payment each booked on its day.
+    let bill = |payment: &str| {
+        run(&[
+            "Acme Hotel GmbH",
+            "Rechnungsnr. 9282-52756 Datum : 02.10.18",
+            "Anreise 30.09.18 Kasse : 1-409",
+            "Abreise : 02.10.18",
+            "30.09.18 7% Ubernachtung 1 81.00 81.00",
+            "01.10.18 19% Fruehstueck 1 5.00 5.00",
+            payment,
+            "Total 91.00",
+        ])
+    };
+    let x = bill("le-tout-lyon.fr du 01/10/2018 86,00 EUR");
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2018-10-02"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * TWO_DIGIT_YEAR,
+    );
+    // A date with no amount after it is not a booking's: which is the invoice's is a guess.
+    let x = bill("Paid by card on 01.10.18 at reception");
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * TWO_DIGIT_YEAR * DATE_CONTESTED,
+    );
+}
+
+#[test]
 fn a_value_beside_its_label_in_a_column_of_its_own_is_read() {
     let doc = placed(&[
         (0.1, 0.10, "Acme GmbH | Europa-Allee 19 | 60486 Frankfurt"),
