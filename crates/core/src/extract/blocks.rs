@@ -1,6 +1,7 @@
 //! The blocks of a page that name a party: the addressee's (under a recipient label, a
 //! letter's return address, or a label behind a table's border; without any of them, the
-//! postal address that lacks the contact details another postal address beside it shows) and
+//! postal address that lacks the contact details another postal address beside it shows; and
+//! always a postal address a person's salutation heads) and
 //! the seller's (under a seller's label alone on its line). The issuer's evidence
 //! (`letterhead.rs`) leaves the first out and counts the second.
 
@@ -10,6 +11,7 @@ use super::issuer::norm_words;
 use super::layout::beside;
 use super::line::Ctx;
 use super::Extractor;
+use crate::ocr::BoundingBox;
 
 /// A letter's window (a return address over the addressee) lies above this.
 const WINDOW_BOTTOM: f64 = 0.5;
@@ -77,7 +79,36 @@ impl Extractor<'_> {
         if out.is_empty() {
             out = self.unlabelled_addressee(page);
         }
+        out.extend(self.window_addressee(page));
         out
+    }
+
+    /// The lines of each postal address in the top half that a person's salutation heads
+    /// (`Mr Jens Walter`, then the company, the street, the postcode, on the salutation's
+    /// left edge; up to its postcode): a sender does not begin its letterhead with `Mr`; a
+    /// letter's window does.
+    fn window_addressee(&self, page: &[Ctx]) -> Vec<usize> {
+        let top = top_half(page);
+        let none = HashSet::new();
+        let left = |a: BoundingBox, b: BoundingBox| (a.left - b.left).abs() < BLOCK_ALIGN;
+        top.iter()
+            .filter(|&&i| salutation(page[i].text()))
+            .map(|&i| run_below(page, &top, i, left, &none))
+            .filter(|b| self.postal_address(page, b))
+            .flat_map(|b| self.to_postcode(page, b).into_iter().map(|i| page[i].order))
+            .collect()
+    }
+
+    /// A postal address's lines up to its postcode's line (past the name and the street's),
+    /// and the country's name after it: the lines below are another block's.
+    fn to_postcode(&self, page: &[Ctx], mut block: Vec<usize>) -> Vec<usize> {
+        if let Some(at) = (2..block.len()).find(|&k| postcode_line(page[block[k]].text())) {
+            let country = block
+                .get(at + 1)
+                .is_some_and(|&i| self.is_country(page[i].text()));
+            block.truncate(at + 1 + usize::from(country));
+        }
+        block
     }
 
     /// Without a label or a return address: the lines of each postal address (a name, then a
@@ -195,33 +226,54 @@ pub(super) fn split_parts(text: &str) -> Vec<(usize, usize)> {
 /// The page's blocks in its top half: runs of lines, each starting just below the last one and
 /// sharing its left or its right edge (indices into `page`, top to bottom; every line in one).
 fn column_blocks(page: &[Ctx]) -> Vec<Vec<usize>> {
+    let top = top_half(page);
+    let either = |a: BoundingBox, b: BoundingBox| {
+        (a.left - b.left).abs() < BLOCK_ALIGN || (a.right() - b.right()).abs() < BLOCK_ALIGN
+    };
+    let mut taken = HashSet::new();
+    let mut out = vec![];
+    for &start in &top {
+        if !taken.contains(&start) {
+            let block = run_below(page, &top, start, either, &taken);
+            taken.extend(block.iter().copied());
+            out.push(block);
+        }
+    }
+    out
+}
+
+/// The lines of the page's top half (indices into `page`), top to bottom.
+fn top_half(page: &[Ctx]) -> Vec<usize> {
     let mut by_top: Vec<usize> = (0..page.len())
         .filter(|&i| page[i].bbox().top < WINDOW_BOTTOM)
         .collect();
     by_top.sort_by(|&a, &b| page[a].bbox().top.total_cmp(&page[b].bbox().top));
-    let mut taken = HashSet::new();
-    let mut out = vec![];
-    for &start in &by_top {
-        if !taken.insert(start) {
-            continue;
-        }
-        let mut block = vec![start];
-        let mut last = page[start].bbox();
-        while let Some(next) = by_top.iter().copied().find(|&i| {
-            let b = page[i].bbox();
-            !taken.contains(&i)
-                && b.top > last.top
-                && b.top - last.top <= BLOCK_LINE_GAP
-                && ((b.left - last.left).abs() < BLOCK_ALIGN
-                    || (b.right() - last.right()).abs() < BLOCK_ALIGN)
-        }) {
-            taken.insert(next);
-            block.push(next);
-            last = page[next].bbox();
-        }
-        out.push(block);
+    by_top
+}
+
+/// The run of lines of `lines` (top to bottom) from `start` on, none of `taken`: each the first
+/// to start just below the last one and `aligned` with it.
+fn run_below(
+    page: &[Ctx],
+    lines: &[usize],
+    start: usize,
+    aligned: impl Fn(BoundingBox, BoundingBox) -> bool,
+    taken: &HashSet<usize>,
+) -> Vec<usize> {
+    let mut run = vec![start];
+    let mut last = page[start].bbox();
+    while let Some(next) = lines.iter().copied().find(|&i| {
+        let b = page[i].bbox();
+        !taken.contains(&i)
+            && !run.contains(&i)
+            && b.top > last.top
+            && b.top - last.top <= BLOCK_LINE_GAP
+            && aligned(b, last)
+    }) {
+        run.push(next);
+        last = page[next].bbox();
     }
-    out
+    run
 }
 
 /// A line of contact details: a phone's or fax's label, an e-mail address or a website.

@@ -14,7 +14,7 @@ use super::domains::{domains, spelled};
 use super::issuer::{is_connector, norm_words};
 use super::labels::skip_separators;
 use super::line::{Ctx, Found};
-use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX};
+use super::{Extractor, ISSUER_CONTESTED, ISSUER_GUESSED, ISSUER_WITH_SUFFIX, LEGAL_FORM_READING};
 use crate::model::fields::Field;
 
 /// Lines above this (page-relative) are the letterhead.
@@ -126,11 +126,19 @@ impl Extractor<'_> {
             ISSUER_GUESSED
         };
         // A name read more than once counts each word as read as well as its best reading
-        // (`Services,` smudged in the footer, clear in the title `Amazon Web Services Invoice`).
+        // (`Services,` smudged in the footer, clear in the title `Amazon Web Services Invoice`);
+        // a legal form's word the config lists (`B.V.`) as read whatever the OCR's hesitation
+        // over its dots: a misreading would have to spell another listed form.
         let readings = readings(mentions);
         let elsewhere = |word: &str| {
             let key = norm_words(word).concat();
-            readings.get(&key).copied().unwrap_or(0.0)
+            let listed = self.suffixes.iter().any(|form| form[..] == [key.clone()]);
+            let read = readings.get(&key).copied().unwrap_or(0.0);
+            if listed {
+                read.max(LEGAL_FORM_READING)
+            } else {
+                read
+            }
         };
         Some(best.ctx.field_read_elsewhere(&found, &elsewhere))
     }

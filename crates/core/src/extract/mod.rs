@@ -97,6 +97,9 @@ const NUMBER_CONTESTED: f64 = 0.6;
 const CURRENCY_CONFLICT: f64 = 0.5;
 /// Issuer taken from the letterhead, with a legal-form suffix (`Ltd`, `GmbH`).
 const ISSUER_WITH_SUFFIX: f64 = 0.9;
+/// A legal form's word in an issuer's name that the config lists (`B.V.`, `GmbH`): its word
+/// counts as read at least this well.
+const LEGAL_FORM_READING: f64 = 0.95;
 /// Issuer taken from the letterhead without a legal-form suffix.
 const ISSUER_GUESSED: f64 = 0.6;
 /// Issuer found without a label whose evidence does not clearly beat another name's.

@@ -192,6 +192,29 @@ fn a_name_read_twice_counts_each_word_as_read_at_its_best() {
 }
 
 #[test]
+fn a_listed_legal_forms_word_counts_as_read_whatever_the_ocrs_doubt_over_its_dots() {
+    let doc = |name_word: f64, form_word: f64| {
+        let mut doc = placed(&[
+            (0.7, 0.06, "Coolblue B.V."),
+            (0.7, 0.08, "Weena 664"),
+            (0.1, 0.20, "Factuurnummer: 993548900"),
+        ]);
+        doc.pages[0].lines[0].words[0].confidence = name_word;
+        doc.pages[0].lines[0].words[1].confidence = form_word;
+        doc
+    };
+    let x = extract(&doc(0.99, 0.6), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Coolblue B.V."));
+    assert_close(
+        confidence(&x, FieldName::Issuer),
+        LEGAL_FORM_READING * ISSUER_WITH_SUFFIX,
+    );
+    // The name's own words keep their reading: they could be any word.
+    let x = extract(&doc(0.6, 0.99), &rules());
+    assert_close(confidence(&x, FieldName::Issuer), 0.6 * ISSUER_WITH_SUFFIX);
+}
+
+#[test]
 fn a_company_with_limited_liability_abbreviated_mbh_is_named_by_it() {
     // The letterhead's `Immobiliengesellschaft mbH` over a window address with a `GmbH`.
     let x = run(&[
@@ -288,9 +311,9 @@ fn a_name_is_reported_without_the_borders_and_underlines_read_around_it() {
 fn an_unlabelled_address_without_contact_details_beside_one_with_them_is_the_addressee() {
     // A hotel's bill: the hotel's address with its phone and web site at the right, the
     // guest's company in the window, the hotel's legal name in the footer.
-    let bill = |contact: &'static str| {
+    let bill = |person: &'static str, contact: &'static str| {
         placed(&[
-            (0.1, 0.19, "Mr. Jens Walter"),
+            (0.1, 0.19, person),
             (0.1, 0.20, "Globex Consulting GmbH"),
             (0.1, 0.21, "Friedrichstrasse 123"),
             (0.1, 0.22, "10117 Berlin"),
@@ -302,14 +325,33 @@ fn an_unlabelled_address_without_contact_details_beside_one_with_them_is_the_add
             (0.8, 0.91, "Smart Hotel Gesellschaft mbH"),
         ])
     };
-    let x = extract(&bill("Tel: +49 7531 92 15 151"), &rules());
-    assert_eq!(
-        value(&x, FieldName::Issuer),
-        Some("Smart Hotel Gesellschaft mbH")
-    );
-    // Neither address says how to reach it: nothing tells the guest's from the hotel's.
-    let x = extract(&bill("Deutschland"), &rules());
+    let hotel = Some("Smart Hotel Gesellschaft mbH");
+    let x = extract(&bill("Jens Walter", "Tel: +49 7531 92 15 151"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), hotel);
+    // Neither address says how to reach it, but a person's salutation heads the guest's: a
+    // letter's window, never a letterhead.
+    let x = extract(&bill("Mr. Jens Walter", "Deutschland"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), hotel);
+    // Neither says how to reach it, no salutation: nothing tells the guest's from the hotel's.
+    let x = extract(&bill("Jens Walter", "Deutschland"), &rules());
     assert_eq!(value(&x, FieldName::Issuer), Some("Globex Consulting GmbH"));
+}
+
+#[test]
+fn a_salutations_window_ends_at_its_postcode_and_its_country() {
+    // The guest's company in the window under `Mr`, beside the hotel's labelled bill; the
+    // agent's office below the window's country is no part of it.
+    let doc = placed(&[
+        (0.1, 0.10, "Mr Jens Walter"),
+        (0.1, 0.12, "Globex Consulting GmbH"),
+        (0.1, 0.14, "Friedrichstrasse 123"),
+        (0.1, 0.16, "10117 Berlin"),
+        (0.1, 0.18, "Germany"),
+        (0.1, 0.20, "Versicherungsbuero Hansen GmbH"),
+        (0.1, 0.22, "Bill To: Jens Walter"),
+        (0.1, 0.30, "Invoice No: 377904"),
+    ]);
+    assert_clear_issuer(&doc, "Versicherungsbuero Hansen GmbH");
 }
 
 #[test]
