@@ -28,7 +28,8 @@ pub(super) fn norm_words(text: &str) -> Vec<String> {
 
 /// Organisation names are written in title or upper case and are not sentences: every word
 /// starts with a capital or contains one (`eBay`), except short connectors (`Smith & Sons`,
-/// `Bank of Ireland`, `Müller und Söhne`); no `!` or `?`; at most eight words.
+/// `Bank of Ireland`, `Müller und Söhne`, `Hampton Inn by Hilton`); no `!` or `?`; at most
+/// eight words.
 pub(super) fn org_shaped(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
     words.len() <= 8
@@ -45,7 +46,7 @@ pub(super) fn org_shaped(text: &str) -> bool {
 pub(super) fn is_connector(w: &str) -> bool {
     const CONNECTORS: &[&str] = &[
         "and", "of", "the", "for", "und", "der", "die", "des", "den", "de", "du", "la", "le", "et",
-        "van", "von", "y", "e", "en", "del", "di", "&", "+",
+        "van", "von", "y", "e", "en", "del", "di", "by", "par", "&", "+",
     ];
     let core = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
     CONNECTORS.contains(&core)

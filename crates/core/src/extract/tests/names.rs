@@ -67,6 +67,14 @@ fn a_connector_joins_the_words_of_a_name_but_never_starts_one() {
         "Pago por transferencia a favor de Valdeoro S.L.",
     ]);
     assert_eq!(value(&x, FieldName::Issuer), Some("Valdeoro S.L."));
+    // A brand's `by` or `par` joins the words of a hotel's name, heading the bill alone.
+    for name in [
+        "Hampton Inn par Hilton Montréal Centre-Ville",
+        "Courtyard by Marriott Berlin",
+    ] {
+        let x = run(&[name, "Confirmation Number: 80087193", "Total: 42.00"]);
+        assert_eq!(value(&x, FieldName::Issuer), Some(name));
+    }
 }
 
 #[test]
