@@ -32,6 +32,11 @@ pub(super) fn norm_words(text: &str) -> Vec<String> {
 /// eight words.
 pub(super) fn org_shaped(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
+    if let [word] = words[..] {
+        if site_name(word) {
+            return true;
+        }
+    }
     words.len() <= 8
         && !text.contains(['!', '?'])
         && words.iter().all(|w| {
@@ -40,6 +45,20 @@ pub(super) fn org_shaped(text: &str) -> bool {
                 || core.chars().any(char::is_uppercase)
                 || is_connector(w)
         })
+}
+
+/// A web site's name alone, the way a brand in lower case signs its letterhead (`bol.com`):
+/// letters, digits and hyphens, a dot and a top-level domain of letters.
+fn site_name(word: &str) -> bool {
+    let word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let Some((name, tld)) = word.rsplit_once('.') else {
+        return false;
+    };
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && (2..=6).contains(&tld.len())
+        && tld.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// A short word that joins the words of a name (`and`, `&`, `y`, `van`), in lower case.

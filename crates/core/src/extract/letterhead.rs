@@ -437,7 +437,7 @@ fn found(text: &str, start: usize, end: usize) -> Found {
     let raw = &text[start..end];
     let value = raw.trim_start_matches(['|', '_', '[', '{', '•', '*']);
     let start = start + raw.len() - value.len();
-    let value = value.trim_end_matches([',', ';', ':', '|', '_', ']', '}']);
+    let value = value.trim_end_matches([',', ';', ':', '|', '_', ']', '}', '”', '"', '™', '®']);
     Found {
         value: value.to_string(),
         start,

@@ -309,9 +309,30 @@ fn a_name_is_reported_without_the_borders_and_underlines_read_around_it() {
     for (line, name) in [
         ("|Le Fournisseur SARL", "Le Fournisseur SARL"),
         ("__Leonardo Hotels GmbH|", "Leonardo Hotels GmbH"),
+        ("Acme Tools Ltd™", "Acme Tools Ltd"),
     ] {
         let x = run(&[line, "Invoice No: 4711"]);
         assert_eq!(value(&x, FieldName::Issuer), Some(name), "{line}");
+    }
+}
+
+#[test]
+fn a_web_sites_name_alone_signs_a_letterhead_in_lower_case() {
+    // A brand's logo read as its site's name (its mark read as a quote), over its address.
+    let letterhead = |logo: &'static str| {
+        placed(&[
+            (0.13, 0.08, logo),
+            (0.13, 0.13, "Papendorpseweg 100"),
+            (0.13, 0.14, "3528 BJ Utrecht"),
+            (0.58, 0.25, "Factuurnummer: 3904228357264"),
+        ])
+    };
+    let x = extract(&letterhead("bol.com”"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("bol.com"));
+    // A host name with a path, a top-level domain with a digit, no domain: no site alone.
+    for logo in ["bol.com/help", "bol.c0m", "bol.", "www.bol.com"] {
+        let x = extract(&letterhead(logo), &rules());
+        assert_eq!(value(&x, FieldName::Issuer), None, "{logo}");
     }
 }
 
