@@ -150,6 +150,10 @@ pub struct ExtractionRules {
     /// amount, the amount left to pay is not the grand total, and a total found under a grand
     /// total's label is left for a person.
     pub payment_labels: Vec<String>,
+    /// Labels of a company's capital in its legal statement (`au capital de`, `Stammkapital`):
+    /// the words before one in its part of the line name the company (`EDF-SA au capital de
+    /// 1 549 961 789,50 €`), as surely as a legal form.
+    pub capital_labels: Vec<String>,
     /// Labels of the payee of the bank details (`Account Name`, `Kontoinhaber`, `Titulaire du
     /// compte`): the company named behind one is paid, most likely the seller; a person (`Mr`
     /// first) is not counted.

@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.13";
-const PINNED_FINGERPRINT: &str = "cfg-8db72b24f9ea3d83";
+const PINNED_VERSION: &str = "2026-12-07.14";
+const PINNED_FINGERPRINT: &str = "cfg-c1a2ffa27f156ade";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

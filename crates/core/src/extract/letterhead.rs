@@ -34,6 +34,7 @@ const CLEAR_MARGIN: u32 = 2;
 struct Mention<'c, 'p> {
     ctx: &'c Ctx<'p>,
     found: Found,
+    /// With its legal form, or named by its capital's statement (`au capital de`).
     suffix: bool,
     sender: bool,
     /// Named as the payee of the bank details (`Account Name:`).
@@ -189,6 +190,16 @@ impl Extractor<'_> {
         let parts = if sender { &parts[..1] } else { &parts[..] };
         for &(start, end) in parts {
             let part = &text[start..end];
+            if let Some(name) = self.capital_statement(text, start, end) {
+                out.push(Mention {
+                    ctx,
+                    found: name,
+                    suffix: true,
+                    sender,
+                    payee: false,
+                });
+                continue;
+            }
             // The OCR joins the columns of a row into one line (`Pfalzer Ufer 4    Semrush
             // Inc.`): a name with its legal form starts in the legal form's column.
             let with_suffix = columns(ctx, start, end).into_iter().find_map(|(s, e)| {
@@ -216,6 +227,23 @@ impl Extractor<'_> {
             }
         }
         out
+    }
+
+    /// The company whose capital the part `start..end` of `text` states: the words before the
+    /// capital's label (`EDF-SA au capital de 1 549 961 789,50 €`), if they look like a name
+    /// (a legal form alone, `SASU au capital de`, has no name's key and names nobody).
+    fn capital_statement(&self, text: &str, start: usize, end: usize) -> Option<Found> {
+        let hit = self.capitals.hits(&text[start..end]).into_iter().next()?;
+        let before = text[start..start + hit.start]
+            .trim_end()
+            .trim_end_matches(',');
+        let name = found(text, start, start + before.len());
+        let words = name.value.split_whitespace().count();
+        ((1..=NAME_WORDS).contains(&words)
+            && self.plausible_org(&name.value)
+            && super::issuer::org_shaped(&name.value)
+            && self.label_free(&name.value))
+        .then_some(name)
     }
 
     /// The company behind a payee's label and its colon (`Titulaire du compte : NETPRESSE`,

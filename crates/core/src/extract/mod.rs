@@ -147,6 +147,8 @@ struct Extractor<'r> {
     recipients: Labels,
     /// Labels of the bank details' payee (`payee_labels`).
     payees: Labels,
+    /// Labels of a company's capital (`capital_labels`).
+    capitals: Labels,
     /// Labels of a payment already made (`payment_labels`).
     payments: Labels,
     /// Each currency's country hints (`country_currencies`).
@@ -188,6 +190,7 @@ impl<'r> Extractor<'r> {
             recipients: Labels::from_phrases(&rules.recipient_labels),
             payments: Labels::from_phrases(&rules.payment_labels),
             payees: Labels::from_phrases(&rules.payee_labels),
+            capitals: Labels::from_phrases(&rules.capital_labels),
             countries: rules
                 .country_currencies
                 .iter()

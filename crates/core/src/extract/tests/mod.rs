@@ -480,6 +480,7 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
     assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
 }
 
+mod blocks;
 mod evidence;
 mod labels;
 mod language;
