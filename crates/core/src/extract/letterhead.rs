@@ -27,6 +27,9 @@ const NAME_WORDS: usize = 6;
 const LOGO_LETTERS: usize = 4;
 /// A gap this wide (page widths) between two words of a line parts two columns.
 const COLUMN_SPLIT: f64 = 0.05;
+/// A capital's statement without a name states the capital of a name at most this far above
+/// it (page heights): two lines of a footer.
+const STATED_ABOVE: f64 = 0.03;
 /// How much more evidence the best name needs than the next for a confident answer.
 const CLEAR_MARGIN: u32 = 2;
 
@@ -57,7 +60,10 @@ impl Extractor<'_> {
             .collect();
         let mut names: BTreeMap<String, Vec<Mention>> = BTreeMap::new();
         for ctx in first.iter().filter(|c| !addressee.contains(&c.order)) {
-            for mention in self.mentions(ctx) {
+            let stated = self
+                .stated_above(first, ctx)
+                .filter(|m| !addressee.contains(&m.ctx.order));
+            for mention in self.mentions(ctx).into_iter().chain(stated) {
                 let key = self.name_key(&mention.found.value);
                 if !key.is_empty() && !customers.contains(&key) {
                     names.entry(key).or_default().push(mention);
@@ -244,6 +250,30 @@ impl Extractor<'_> {
             && super::issuer::org_shaped(&name.value)
             && self.label_free(&name.value))
         .then_some(name)
+    }
+
+    /// The name whose capital `ctx` states when the statement names none itself (`Sarl au
+    /// capital de 10 000€` under `NETPRESSE`): the nearest name at most [`STATED_ABOVE`] above
+    /// it (an address line may stand between), as surely as one with its legal form.
+    fn stated_above<'c, 'p>(&self, page: &'c [Ctx<'p>], ctx: &Ctx) -> Option<Mention<'c, 'p>> {
+        let text = ctx.text();
+        let hit = self.capitals.hits(text).into_iter().next()?;
+        if !self.name_key(&text[..hit.start]).is_empty() {
+            return None; // `EDF-SA au capital de`: the statement names its company
+        }
+        let top = ctx.bbox().top;
+        let nearest_name = page
+            .iter()
+            .filter(|c| c.bbox().top < top && top - c.bbox().top <= STATED_ABOVE)
+            .filter(|c| self.looks_like_name(c.text()))
+            .max_by(|a, b| a.bbox().top.total_cmp(&b.bbox().top))?;
+        Some(Mention {
+            ctx: nearest_name,
+            found: found(nearest_name.text(), 0, nearest_name.text().len()),
+            suffix: true,
+            sender: false,
+            payee: false,
+        })
     }
 
     /// The company behind a payee's label and its colon (`Titulaire du compte : NETPRESSE`,

@@ -334,3 +334,26 @@ fn the_words_before_a_capitals_statement_name_the_company_as_surely_as_a_legal_f
     assert_eq!(value(&x, FieldName::Issuer), Some("edf.fr"));
     assert!(confidence(&x, FieldName::Issuer) < 0.8);
 }
+
+#[test]
+fn a_capitals_statement_without_a_name_states_the_capital_of_the_name_just_above_it() {
+    // A footer: the name, its address, then its legal form and capital.
+    let footer = |gap: f64| {
+        placed(&[
+            (0.65, 0.14, "ALEXINUX"),
+            (0.65, 0.17, "27 rue Henri Rolland"),
+            (0.41, 0.21, "Facture n° 2022089083"),
+            (0.45, 0.94, "Société Hôtelière du Pacano"),
+            (0.35, 0.95, "2, rue de la Paix — 75000 Paris"),
+            (
+                0.17,
+                0.94 + gap,
+                "SASU au capital de 200000€ - SIRET 12345682400016",
+            ),
+        ])
+    };
+    assert_clear_issuer(&footer(0.025), "Société Hôtelière du Pacano");
+    // A statement three lines down states another name's capital, or nobody's.
+    let x = extract(&footer(0.045), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("ALEXINUX"));
+}
