@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-07.14";
-const PINNED_FINGERPRINT: &str = "cfg-c1a2ffa27f156ade";
+const PINNED_VERSION: &str = "2026-12-07.15";
+const PINNED_FINGERPRINT: &str = "cfg-431e3884a72da3f6";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

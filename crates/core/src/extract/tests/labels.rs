@@ -18,6 +18,25 @@ fn the_invoices_currency_wins_over_the_currency_its_tax_is_booked_in() {
 }
 
 #[test]
+fn a_bookings_confirmation_or_reservation_number_is_no_invoice_number() {
+    // A hotel's folio: `Number` alone would take the booking's.
+    for line in [
+        "Confirmation Number: 80087193",
+        "Reservation No. : 24191929",
+        "Reservierungsnummer: 856001825/1",
+    ] {
+        let x = run(&["Hampton Inn", line, "Total 2,375.80"]);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), None, "{line}");
+    }
+    let x = run(&[
+        "Hampton Inn",
+        "Folio Number: 107917",
+        "Confirmation Number: 80087193",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("107917"));
+}
+
+#[test]
 fn an_associated_invoices_number_and_date_are_not_the_invoices() {
     let x = run(&[
         "Le Fournisseur SARL",
