@@ -110,12 +110,16 @@ impl Extractor<'_> {
         scored.sort_by_key(|(score, order, _, _)| (std::cmp::Reverse(*score), *order));
         let (score, _, key, mentions) = scored.first()?;
         let runner_up = scored.get(1).map_or(0, |s| s.0);
-        // The mention to report: one with the legal form, else any; of those, the name as
-        // mentioned alone (not inside a sentence's words), then the best-read.
+        // The mention to report: one with the legal form, else any; of those, a sender line's
+        // (a company's own full name), the name as mentioned alone (not inside a sentence's
+        // words), then the best-read.
         let alone = |m: &&Mention| self.name_key(&m.found.value) == **key;
         let read = |m: &&Mention| m.ctx.field(&m.found).confidence;
-        let better =
-            |a: &&Mention, b: &&Mention| alone(a).cmp(&alone(b)).then(read(a).total_cmp(&read(b)));
+        let better = |a: &&Mention, b: &&Mention| {
+            (a.sender.cmp(&b.sender))
+                .then(alone(a).cmp(&alone(b)))
+                .then(read(a).total_cmp(&read(b)))
+        };
         let best = mentions
             .iter()
             .filter(|m| m.suffix)
@@ -192,6 +196,20 @@ impl Extractor<'_> {
         let sender = is_sender_line(text);
         let top = ctx.bbox().top < LETTERHEAD_BOTTOM;
         let mut out = vec![];
+        // `Leonardo Royal Edinburgh Haymarket, 1 Morrison Link`: a letterhead's name and its
+        // street, as a sender line names them.
+        if let Some(cut) = name_and_street(text).filter(|_| top && parts.len() == 1) {
+            if self.looks_like_name(&text[..cut]) {
+                out.push(Mention {
+                    ctx,
+                    found: found(text, 0, cut),
+                    suffix: false,
+                    sender: true,
+                    payee: false,
+                });
+                return out;
+            }
+        }
         // A sender line names its sender first; the other parts are its address.
         let parts = if sender { &parts[..1] } else { &parts[..] };
         for &(start, end) in parts {
@@ -437,6 +455,26 @@ fn evidence(
     score += u32::from(any(&|m| m.ctx.bbox().top < LETTERHEAD_BOTTOM));
     score += u32::from(any(&|m| m.ctx.bbox().top > FOOTER_TOP));
     score
+}
+
+/// Where the name ends in a line of a name, a comma and a street that starts with its number
+/// (`Leonardo Royal Edinburgh Haymarket, 1 Morrison Link`): the name has no digits, the street
+/// no label.
+fn name_and_street(text: &str) -> Option<usize> {
+    let (name, street) = text.split_once(", ")?;
+    let number_first = street
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+    let street_word = street
+        .split_whitespace()
+        .nth(1)
+        .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
+    // A label after it (`Paseo de la Ribera, 22   Web: www...`) is another column's, joined by
+    // the OCR: the line may be an address alone.
+    let labelled = street.contains(':');
+    (!name.chars().any(|c| c.is_ascii_digit()) && number_first && street_word && !labelled)
+        .then_some(name.len())
 }
 
 /// Whether a name without a legal form is vouched for as surely as one with it: mentioned on

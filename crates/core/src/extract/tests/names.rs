@@ -357,3 +357,39 @@ fn a_capitals_statement_without_a_name_states_the_capital_of_the_name_just_above
     let x = extract(&footer(0.045), &rules());
     assert_eq!(value(&x, FieldName::Issuer), Some("ALEXINUX"));
 }
+
+#[test]
+fn a_letterheads_name_before_its_street_is_named_as_a_sender_line_names_it() {
+    // A hotel's logo stacks its name's last words; the line under it gives the whole name and
+    // the street.
+    let letterhead = |address: &'static str| {
+        placed(&[
+            (0.41, 0.11, "Leenardo"),
+            (0.42, 0.13, "Edinburgh Haymarket"),
+            (0.26, 0.15, address),
+            (0.41, 0.17, "Edinburgh, EH3 8DN"),
+            (0.10, 0.30, "Folio No. 49358"),
+        ])
+    };
+    let x = extract(
+        &letterhead("Leonardo Royal Edinburgh Haymarket, 1 Morrison Link"),
+        &rules(),
+    );
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Leonardo Royal Edinburgh Haymarket")
+    );
+    assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
+    // A street before its number, or another column's label joined after it, names nobody.
+    for address in [
+        "Paseo de la Ribera, 22 Web: www.penascar.example",
+        "Via Roma, 12 - 00100 Roma",
+    ] {
+        let x = extract(&letterhead(address), &rules());
+        assert_ne!(
+            value(&x, FieldName::Issuer),
+            Some(address.split(',').next().unwrap_or_default()),
+            "{address}"
+        );
+    }
+}
