@@ -250,6 +250,8 @@ impl Extractor<'_> {
                 });
             }
         }
+        // `COOP PANK AS EE554204278638917403`: the bank that holds an account, not a party.
+        out.retain(|m| !iban_follows(&text[m.found.end..]));
         out
     }
 
@@ -499,14 +501,31 @@ fn readings(mentions: &[Mention]) -> HashMap<String, f64> {
     out
 }
 
-/// A line led by a bank's label (`Bank Name:`, `Bank:`, `Banque :`, `Bankverbindung:`): the
-/// name behind it is the payee's bank.
+/// Whether `rest` starts with an IBAN (`EE55 4204 2786 ...`, `EE554204278638917403`): two
+/// letters, two check digits and at least ten letters or digits, spaces left out.
+fn iban_follows(rest: &str) -> bool {
+    let compact: Vec<char> = rest
+        .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
+        .chars()
+        .filter(|c| *c != ' ')
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    compact.len() >= 14
+        && compact[..2].iter().all(char::is_ascii_uppercase)
+        && compact[2..4].iter().all(char::is_ascii_digit)
+        && compact[4..]
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// A line led by a bank's label (`Bank Name:`, `Bank:`, `Banque :`, `Bankverbindung:`, `Pank
+/// =`): the name behind it is the payee's bank.
 fn bank_label(text: &str) -> bool {
-    let Some((label, _)) = text.split_once(':') else {
+    let Some((label, _)) = text.split_once([':', '=']) else {
         return false;
     };
     norm_words(label).iter().any(|w| {
-        ["bank", "banque", "banco", "banca"]
+        ["bank", "banque", "banco", "banca", "pank", "panga"]
             .iter()
             .any(|b| w.starts_with(b))
     })

@@ -393,3 +393,25 @@ fn a_letterheads_name_before_its_street_is_named_as_a_sender_line_names_it() {
         );
     }
 }
+
+#[test]
+fn a_name_before_an_iban_or_behind_a_banks_label_is_the_accounts_bank() {
+    // An Estonian hotel's bill: the bank beside its account in the letterhead and the footer,
+    // the hotel's own name in the footer alone.
+    let bill = |bank_line: &'static str| {
+        placed(&[
+            (0.05, 0.10, "Arve saaja: Arve 7008605"),
+            (0.05, 0.13, bank_line),
+            (0.05, 0.90, "Peoleo Hotell Ltd"),
+            (0.05, 0.95, "COOP PANK AS EE55 4204 2786 3891 7403 EKRDEE22"),
+        ])
+    };
+    assert_clear_issuer(
+        &bill("Eesti COOP PANK AS EE554204278638917403"),
+        "Peoleo Hotell Ltd",
+    );
+    assert_clear_issuer(&bill("Pank = COOP PANK AS"), "Peoleo Hotell Ltd");
+    // Without an account after it, a company with its legal form in the letterhead is a party.
+    let x = extract(&bill("Eesti COOP PANK AS"), &rules());
+    assert_eq!(value(&x, FieldName::Issuer), Some("Eesti COOP PANK AS"));
+}
