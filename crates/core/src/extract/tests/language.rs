@@ -74,3 +74,29 @@ fn an_ambiguous_date_follows_the_locale_of_the_document() {
     ];
     assert_eq!(date(&de, &month_first).as_deref(), Some("2026-04-03"));
 }
+
+#[test]
+fn an_estonian_invoice_is_read_by_its_own_labels() {
+    // A caterer's `Arve`: its number, date and total behind Estonian labels, the due date, the
+    // net sum and the payment reference beside them.
+    let x = run(&[
+        "Arve nr 1615",
+        "Klient:",
+        "FLIIS TRADE OU",
+        "Kuupäev: 17.04.2026",
+        "Tähtaeg: 24.04.2026",
+        "Viitenumber: 2027455402124",
+        "Summa käibemaksuta: 2151.81",
+        "Käibemaks (24%): 516.43",
+        "Kokku (EUR): 2 668.24",
+    ]);
+    assert_eq!(x.language.as_deref(), Some("et"));
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("1615"));
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2026-04-17"));
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("2668.24"));
+    assert_ne!(value(&x, FieldName::Issuer), Some("FLIIS TRADE OU"));
+    // A credit note's title names its number.
+    let x = run(&["Kreeditarve LKR824191", "Tasumisele kuulub -6,39"]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("LKR824191"));
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("-6.39"));
+}

@@ -400,7 +400,7 @@ fn a_name_before_an_iban_or_behind_a_banks_label_is_the_accounts_bank() {
     // the hotel's own name in the footer alone.
     let bill = |bank_line: &'static str| {
         placed(&[
-            (0.05, 0.10, "Arve saaja: Arve 7008605"),
+            (0.05, 0.10, "Arve nr 7008605"),
             (0.05, 0.13, bank_line),
             (0.05, 0.90, "Peoleo Hotell Ltd"),
             (0.05, 0.95, "COOP PANK AS EE55 4204 2786 3891 7403 EKRDEE22"),
