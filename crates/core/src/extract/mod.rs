@@ -23,6 +23,7 @@ mod language;
 mod layout;
 mod letterhead;
 mod line;
+mod mentions;
 mod number;
 
 use std::collections::{BTreeMap, HashSet};
