@@ -123,10 +123,7 @@ impl Extractor<'_> {
         let readings = readings(mentions);
         let elsewhere = |word: &str| {
             let key = norm_words(word).concat();
-            let listed = self
-                .suffixes
-                .iter()
-                .any(|form| form.len() == 1 && form[0] == key);
+            let listed = self.legal_form_at(std::slice::from_ref(&key)) == Some(1);
             let read = readings.get(&key).copied().unwrap_or(0.0);
             if listed {
                 read.max(LEGAL_FORM_READING)

@@ -236,7 +236,7 @@ impl Extractor<'_> {
 
     /// How many of `words` (normalized) the longest legal form at their start spans
     /// (`GmbH & Co. KG` over `GmbH`; a word of punctuation alone, `&`, is passed over).
-    fn legal_form_at(&self, words: &[String]) -> Option<usize> {
+    pub(super) fn legal_form_at(&self, words: &[String]) -> Option<usize> {
         self.suffixes
             .iter()
             .filter(|form| !form.is_empty() && words.first() == form.first())
