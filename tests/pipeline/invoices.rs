@@ -1,6 +1,7 @@
 //! Real invoices through the deployed pipeline read as `make eval` says: what `make eval`
-//! measures (the extraction of each labelled invoice's stored OCR) is what the pipeline
-//! extracts from the document itself, read by the local Textract from the inbox.
+//! measures (the extraction of each labelled invoice's stored OCR, and of the e-invoice its PDF
+//! carries) is what the pipeline extracts from the document itself, read by the local Textract
+//! from the inbox, its attachment read by validate from the raw upload.
 
 use docket_core::config::PipelineConfig;
 use docket_e2e::stack::{tenant, Stack};
@@ -8,13 +9,18 @@ use docket_eval::score::score;
 use docket_eval::set;
 
 /// Real invoices of four countries and three layouts: some `make eval` auto-approves, some it
-/// sends to a person.
+/// sends to a person; three carry an e-invoice (ZUGFeRD 1, Factur-X), one of them stating a
+/// total a cent off the page's (weclapp's 963.11 against 963.12).
 const INVOICES: &[&str] = &[
     "real/mustang-kraxi",
     "real/zugferd-hetzner",
     "real/zugferd-au-bon-moulin-fr",
     "real/invoice2data-coolblue-1",
+    "real/mustang-weclapp",
 ];
+
+/// The invoice whose attachment and page disagree, and on which field.
+const DISAGREEING: (&str, &str) = ("real/mustang-weclapp", "total_amount");
 
 #[tokio::test]
 async fn real_invoices_dropped_in_the_inbox_are_read_as_make_eval_reads_them() {
@@ -43,6 +49,8 @@ async fn real_invoices_dropped_in_the_inbox_are_read_as_make_eval_reads_them() {
         decisions.contains(&"auto_approve") && decisions.contains(&"needs_review"),
         "the invoices chosen cover both outcomes: {decisions:?}"
     );
+    let attached = uploads.iter().filter(|(i, _)| i.embedded.is_some()).count();
+    assert_eq!(attached, 3, "the invoices chosen carry three e-invoices");
     for (invoice, document) in uploads {
         let chain = stack
             .wait_for_action(&document, "validation.completed")
@@ -62,6 +70,32 @@ async fn real_invoices_dropped_in_the_inbox_are_read_as_make_eval_reads_them() {
                 invoice.id,
                 want.field
             );
+        }
+        // The attachment the evaluation read is the one validate read from the upload.
+        let attached = invoice.embedded.as_ref().map(|e| e.sha256.as_str());
+        assert_eq!(
+            report["extraction"]["embedded"]["sha256"].as_str(),
+            attached,
+            "{}: {report}",
+            invoice.id
+        );
+        assert_eq!(
+            entry.draft.input_hashes.get("embedded").map(String::as_str),
+            attached,
+            "{}",
+            invoice.id
+        );
+        let reasons = report["decision"]["reasons"].as_array().cloned();
+        let disputed: Vec<_> = reasons
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| r["code"] == "embedded_mismatch")
+            .map(|r| r["field"].as_str().unwrap_or_default().to_string())
+            .collect();
+        if invoice.id == DISAGREEING.0 {
+            assert_eq!(disputed, [DISAGREEING.1], "{report}");
+        } else {
+            assert!(disputed.is_empty(), "{}: {report}", invoice.id);
         }
         // The pipeline validates on today's date, the evaluation a week after the invoice's:
         // an old invoice may be too old to pass unseen, never the other way round.

@@ -60,6 +60,10 @@ pub struct Summary {
     pub unsure: Share,
     /// Invoices whose language was detected as the one labelled (undetected counts as wrong).
     pub language: Share,
+    /// Invoices whose PDF carries an e-invoice that was read.
+    pub embedded: usize,
+    /// Of those, invoices with a field the page reads confidently otherwise (a person decides).
+    pub disputed: usize,
 }
 
 impl Summary {
@@ -74,6 +78,8 @@ impl Summary {
                 _ => s.invalid += 1,
             }
             s.silent_errors += usize::from(score.silent_error);
+            s.embedded += usize::from(score.embedded.is_some());
+            s.disputed += usize::from(!score.disputed.is_empty());
             s.language
                 .add(score.detected_language.as_deref() == Some(score.language.as_str()));
             s.all_right += usize::from(score.fields.iter().all(|f| f.right));
@@ -164,6 +170,12 @@ impl Report {
             self.all.unsure.percent(),
             self.all.unsure.of
         );
+        let _ = writeln!(
+            out,
+            "e-invoices: {} of the {} invoices carry one, read; {} of those have a field the page \
+             reads otherwise (embedded_mismatch: a person decides).",
+            self.all.embedded, self.all.invoices, self.all.disputed
+        );
         if each {
             let _ = writeln!(out);
             for inv in &self.invoices {
@@ -185,6 +197,9 @@ impl Report {
                         f.extracted.as_deref().unwrap_or("-"),
                         f.expected.as_deref().unwrap_or("-")
                     );
+                }
+                for f in &inv.disputed {
+                    let _ = write!(out, "  {f}: page and e-invoice disagree");
                 }
                 if inv.silent_error {
                     let _ = write!(out, "  SILENT ERROR");

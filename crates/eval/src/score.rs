@@ -1,12 +1,13 @@
 //! One invoice through extraction and validation, each field compared with what a reader finds.
 
 use docket_core::config::PipelineConfig;
-use docket_core::extract::extract;
+use docket_core::einvoice::Syntax;
+use docket_core::extract::with_embedded;
+use docket_core::model::embedded::letters_and_digits;
 use docket_core::model::fields::FieldName;
 use docket_core::validate::{validate, Decision};
 use serde::Serialize;
 use time::{macros::format_description, Date, Duration};
-use unicode_normalization::UnicodeNormalization;
 
 use crate::set::Invoice;
 
@@ -50,11 +51,20 @@ pub struct InvoiceScore {
     pub fields: Vec<FieldScore>,
     /// Auto-approved with a wrong field: the error nobody would look at.
     pub silent_error: bool,
+    /// The syntax of the e-invoice its PDF carries, if it carries one.
+    pub embedded: Option<Syntax>,
+    /// The fields the page reads confidently otherwise than the e-invoice states.
+    pub disputed: Vec<FieldName>,
 }
 
 /// Extracts and validates `invoice` under `config` and compares the fields.
 pub fn score(invoice: &Invoice, config: &PipelineConfig) -> InvoiceScore {
-    let extraction = extract(&invoice.ocr, &config.extraction);
+    let extraction = with_embedded(
+        &invoice.ocr,
+        &config.extraction,
+        invoice.embedded.as_ref(),
+        config.validation.min_confidence,
+    );
     let today = received(invoice);
     let report = validate(&extraction, &config.validation, today);
     let fields: Vec<FieldScore> = FieldName::ALL
@@ -90,6 +100,8 @@ pub fn score(invoice: &Invoice, config: &PipelineConfig) -> InvoiceScore {
         decision,
         silent_error: decision == "auto_approve" && fields.iter().any(|f| !f.right),
         fields,
+        embedded: invoice.embedded.as_ref().map(|e| e.syntax),
+        disputed: extraction.disputed.iter().copied().collect(),
     }
 }
 
@@ -130,13 +142,6 @@ pub fn same(field: FieldName, want: &str, got: &str, issuer_also: &[String]) -> 
 
 /// Lower-case letters and digits without accents: `Grünwerder` read as `Grunwerder` by OCR
 /// is the same issuer to a reader (and to any matching against a supplier list).
-fn letters_and_digits(s: &str) -> String {
-    s.nfd()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

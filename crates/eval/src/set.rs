@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+use docket_core::einvoice::{self, Embedded, EmbeddedInvoice};
 use docket_core::model::fields::FieldName;
 use docket_core::ocr::OcrDocument;
 use serde::Deserialize;
@@ -41,6 +42,8 @@ pub struct Invoice {
     pub expected: Expected,
     /// Its normalized OCR.
     pub ocr: OcrDocument,
+    /// The e-invoice its `document.pdf` carries, as validate reads it from the raw upload.
+    pub embedded: Option<EmbeddedInvoice>,
 }
 
 /// Every invoice under `dir` (sorted by id). An invoice without `ocr.json` is an error that
@@ -84,11 +87,21 @@ fn read(set: &str, folder: &Path) -> anyhow::Result<Invoice> {
         format!("{id}: no ocr.json; `make eval-ocr` reads the documents that lack one")
     })?;
     let ocr = serde_json::from_str(&text).with_context(|| format!("{id}: ocr.json is not OCR"))?;
+    let pdf = folder.join("document.pdf");
+    let embedded = match std::fs::read(&pdf) {
+        Ok(bytes) => match einvoice::from_document(&bytes) {
+            Embedded::Read(invoice) => Some(invoice),
+            Embedded::Absent | Embedded::Unreadable(_) => None,
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("{id}: reading {}", pdf.display())),
+    };
     Ok(Invoice {
         id,
         set: set.to_string(),
         expected,
         ocr,
+        embedded,
     })
 }
 

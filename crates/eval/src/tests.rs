@@ -24,6 +24,7 @@ fn invoice(lines: &[&str], fields: [(FieldName, Option<&str>); 5]) -> Invoice {
             issuer_also: vec![],
         },
         ocr: OcrDocument::from_lines(lines, 0.99),
+        embedded: None,
     }
 }
 
@@ -110,4 +111,31 @@ fn no_labelled_invoice_is_auto_approved_with_a_wrong_field() {
         "auto-approved with a wrong field: {silent:?}\n{}",
         report.text(true)
     );
+}
+
+/// The e-invoices the set's PDFs carry (Factur-X, ZUGFeRD 1 and 2) are read, and where they
+/// disagree with the page a person is asked: none of them is auto-approved with a disagreement.
+#[test]
+fn the_e_invoices_of_the_labelled_set_are_read_and_a_disagreement_is_never_approved() {
+    let report = crate::evaluate(&crate::default_dir(), &PipelineConfig::builtin())
+        .expect("the labelled set loads");
+    let carrying: Vec<_> = report
+        .invoices
+        .iter()
+        .filter(|i| i.embedded.is_some())
+        .collect();
+    assert!(
+        carrying.len() >= 18,
+        "only {} e-invoices read",
+        carrying.len()
+    );
+    assert!(carrying.iter().any(|i| i.decision == "auto_approve"));
+    let disputed: Vec<_> = carrying.iter().filter(|i| !i.disputed.is_empty()).collect();
+    assert!(
+        !disputed.is_empty(),
+        "the set has attachments that disagree with their page"
+    );
+    for invoice in disputed {
+        assert_ne!(invoice.decision, "auto_approve", "{}", invoice.id);
+    }
 }

@@ -27,6 +27,11 @@ pub(super) struct DateMatch {
 }
 
 impl DateMatch {
+    /// The date as `YYYY-MM-DD`, when it is a calendar date.
+    pub(super) fn iso(&self) -> Option<String> {
+        self.date.map(iso_date)
+    }
+
     /// The whole match of `c`, read as the given year, month and day.
     fn new(c: &Captures, (year, month, day): (u32, u32, u32), quality: f64) -> Self {
         let m = c.get(0).expect("group 0");

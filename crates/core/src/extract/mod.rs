@@ -16,6 +16,7 @@ mod confirm;
 mod currency;
 mod dates;
 mod domains;
+mod embedded;
 mod in_words;
 mod issuer;
 mod labels;
@@ -35,6 +36,8 @@ use crate::model::fields::{Extraction, FieldName};
 use crate::ocr::OcrDocument;
 use issuer::norm_words;
 use labels::Labels;
+
+pub use embedded::{with_embedded, EMBEDDED_NOT_ON_PAGE, EMBEDDED_ON_PAGE};
 
 /// Extracts the invoice fields of `doc` following `rules`.
 pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
@@ -258,6 +261,8 @@ impl<'r> Extractor<'r> {
         Extraction {
             fields,
             language: self.language.map(String::from),
+            embedded: None,
+            disputed: Default::default(),
         }
     }
 }

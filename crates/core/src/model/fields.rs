@@ -2,7 +2,7 @@
 //! [`Extraction`], and the normalized form of an amount. Plain data: extraction produces it,
 //! validation and review read it, the config names fields with it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,13 @@ pub struct Extraction {
     /// The language the document is written in (ISO 639-1), when its words tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// What the e-invoice embedded in the document states, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded: Option<super::embedded::EmbeddedInvoice>,
+    /// The fields the page reads confidently as another value than the embedded e-invoice
+    /// states (`embedded_mismatch`): the page's value is kept, for a person to decide.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub disputed: BTreeSet<FieldName>,
 }
 
 impl Extraction {

@@ -3,6 +3,7 @@
 //! on nothing in the crate but `ids` and `error`, which is what keeps the core free of module
 //! cycles.
 
+pub mod embedded;
 pub mod fields;
 pub mod run;
 pub mod step;

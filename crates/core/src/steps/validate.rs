@@ -1,5 +1,7 @@
-//! Validate: extraction and validation rules over the normalized OCR; the report goes to the
-//! derived bucket. An invalid document ends its run as `invalid` with the business error
+//! Validate: extraction and validation rules over the normalized OCR, and over the e-invoice the
+//! upload carries attached when it is a PDF with one (`einvoice`, read from the raw upload by
+//! its version; a value of it counts where the page confirms it, `extract::with_embedded`); the
+//! report goes to the derived bucket. An invalid document ends its run as `invalid` with the business error
 //! `Business.DocumentInvalid`; one that needs a person waits as `awaiting_review`.
 //!
 //! The Validate Task waits with a token ([`validate_and_wait`]): validate ends the wait at once
@@ -13,8 +15,9 @@ use serde_json::json;
 use super::review::{self, Approved, OpenRequest};
 use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
+use crate::einvoice::{self, Embedded};
 use crate::error::ErrorKind;
-use crate::extract::extract;
+use crate::extract::with_embedded;
 use crate::ids::sha256_hex;
 use crate::model::run::{ObjectRef, RunInput, TaskToken};
 use crate::model::step::Step;
@@ -94,7 +97,20 @@ pub async fn run(
     let ocr_hash = sha256_hex(&bytes);
     let document: OcrDocument = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("normalized OCR unreadable: {e}")))?;
-    let extraction = extract(&document, &ctx.config.extraction);
+    let embedded = einvoice::from_document(&ports.blobs().get(&input.raw).await?);
+    // The audit entry names the attachment read (its syntax, its hash as an input), or why an
+    // XML attachment was not read; nothing for a document without one.
+    let (invoice, embedded_detail) = match &embedded {
+        Embedded::Absent => (None, None),
+        Embedded::Read(invoice) => (Some(invoice), Some(json!(invoice.syntax))),
+        Embedded::Unreadable(why) => (None, Some(json!({ "unreadable": why.to_string() }))),
+    };
+    let extraction = with_embedded(
+        &document,
+        &ctx.config.extraction,
+        invoice,
+        ctx.config.validation.min_confidence,
+    );
     let today = ctx.clock.now().date();
     let report = validate(&extraction, &ctx.config.validation, today);
 
@@ -130,16 +146,24 @@ pub async fn run(
         })
         .into_iter()
         .collect();
-    let draft = AuditDraft::new(&ctx.actor, "validation.completed", Some(&input.run_id))
+    let mut draft = AuditDraft::new(&ctx.actor, "validation.completed", Some(&input.run_id))
         .operation(&op)
-        .input("ocr", &ocr_hash)
+        .input("ocr", &ocr_hash);
+    if let Some(invoice) = invoice {
+        draft = draft.input("embedded", &invoice.sha256);
+    }
+    let mut detail = json!({
+        "decision": decision,
+        "reasons": codes,
+        "configVersion": report.config_version,
+        "sha256": report_hash,
+    });
+    if let Some(embedded) = embedded_detail {
+        detail["embedded"] = embedded;
+    }
+    let draft = draft
         .output("validation", &target.to_string())
-        .detail(json!({
-            "decision": decision,
-            "reasons": codes,
-            "configVersion": report.config_version,
-            "sha256": report_hash,
-        }));
+        .detail(detail);
     // Refused: an earlier attempt of this step already moved the run.
     let _ = record(ports.store(), ctx, &input.document_id, changes, draft).await?;
 

@@ -2,9 +2,10 @@
 //!
 //! - a missing field needed for processing, or a present but malformed value →
 //!   [`Decision::Invalid`];
-//! - a missing required field, a value outside its sanity range, a disallowed currency, or a
-//!   required field below the confidence threshold → [`Decision::NeedsReview`] (a person can
-//!   still approve);
+//! - a missing required field, a value outside its sanity range, a disallowed currency, a
+//!   required field below the confidence threshold, or a field the page reads confidently as
+//!   another value than the document's embedded e-invoice states → [`Decision::NeedsReview`] (a
+//!   person can still approve);
 //! - otherwise → [`Decision::AutoApprove`].
 //!
 //! `Invalid` carries every reason found, not only the invalidating ones, so the person fixing the
@@ -32,6 +33,8 @@ pub const DATE_IN_FUTURE: &str = "date_in_future";
 pub const DATE_TOO_OLD: &str = "date_too_old";
 /// The currency is recognised but not accepted without review.
 pub const CURRENCY_NOT_ALLOWED: &str = "currency_not_allowed";
+/// The page reads a field differently from the document's embedded e-invoice.
+pub const EMBEDDED_MISMATCH: &str = "embedded_mismatch";
 
 /// Why a document is not auto-approved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -133,6 +136,23 @@ pub fn validate(extraction: &Extraction, rules: &ValidationRules, today: Date) -
                 ),
             ));
         }
+    }
+
+    for &name in &extraction.disputed {
+        let stated = extraction
+            .embedded
+            .as_ref()
+            .and_then(|e| e.fields.get(&name));
+        let read = extraction.value(name);
+        reasons.push(Reason::new(
+            EMBEDDED_MISMATCH,
+            name,
+            format!(
+                "the page reads {}; the embedded e-invoice states {}",
+                read.unwrap_or("nothing"),
+                stated.map_or("nothing", String::as_str)
+            ),
+        ));
     }
 
     reasons.sort_by(|a, b| (a.field, &a.code, &a.detail).cmp(&(b.field, &b.code, &b.detail)));

@@ -481,6 +481,7 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 }
 
 mod blocks;
+mod embedded;
 mod evidence;
 mod labels;
 mod language;

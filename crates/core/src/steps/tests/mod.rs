@@ -5,6 +5,7 @@
 mod audit;
 mod config;
 mod edges;
+mod einvoice;
 mod ocr_ledger;
 mod ocr_sync;
 mod ocr_wait;

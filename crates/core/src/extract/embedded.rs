@@ -1,0 +1,175 @@
+//! The page and its embedded e-invoice together ([`with_embedded`]): a value the attachment
+//! states counts only where the page confirms it, since a PDF's attachment can say something
+//! else than the page a person reads (by mistake, or to have a payment made that nobody saw).
+//!
+//! For each field the attachment states:
+//! - extraction read the same value from the page, or the page prints it on some line: the
+//!   attachment's value, at [`EMBEDDED_ON_PAGE`] (two readings agree, one exact);
+//! - extraction read another value at or above the review threshold: the page's value stays,
+//!   and validation names the field `embedded_mismatch` for a person;
+//! - else (the page does not show it, or only a doubtful other value): the attachment's value,
+//!   at [`EMBEDDED_NOT_ON_PAGE`], below the threshold: a person confirms it.
+//!
+//! "Printed on the page" is the extractor's own reading of a line: a date or an amount it reads
+//! there, a currency's code or symbol, an invoice number as a line's whole words, an issuer's
+//! name within a line (letters and digits, without case or accents).
+
+use super::line::Ctx;
+use super::{extract, line, Extractor};
+use crate::config::ExtractionRules;
+use crate::model::embedded::{letters_and_digits, same, EmbeddedInvoice};
+use crate::model::fields::{Extraction, Field, FieldName};
+use crate::ocr::OcrDocument;
+use unicode_normalization::UnicodeNormalization;
+
+/// A value the attachment states and the page shows: read exactly, and confirmed.
+pub const EMBEDDED_ON_PAGE: f64 = 0.99;
+/// A value the attachment states that the page does not show: a person looks.
+pub const EMBEDDED_NOT_ON_PAGE: f64 = 0.6;
+/// The shortest issuer name or invoice number (its letters and digits) searched for on the
+/// page: a shorter one is printed in too many other places.
+const MIN_KEY: usize = 3;
+
+/// Extracts `doc`'s fields as [`extract`] does, then takes each field an embedded `invoice`
+/// states where the page confirms it (the module's rules); `min_confidence` is the review
+/// threshold. Without an embedded invoice: [`extract`]'s fields.
+pub fn with_embedded(
+    doc: &OcrDocument,
+    rules: &ExtractionRules,
+    invoice: Option<&EmbeddedInvoice>,
+    min_confidence: f64,
+) -> Extraction {
+    let mut extraction = extract(doc, rules);
+    let Some(invoice) = invoice else {
+        return extraction;
+    };
+    let extractor = Extractor::new(rules);
+    let pages = line::pages(doc);
+    for (&name, stated) in &invoice.fields {
+        let read = extraction.fields.get(&name).cloned();
+        let field = match read {
+            Some(read) if agree(rules, name, &read.value, stated) => Field {
+                value: spelling(name, &read.value, stated),
+                confidence: read.confidence.max(EMBEDDED_ON_PAGE),
+                ..read
+            },
+            Some(read) if read.confidence >= min_confidence => {
+                extraction.disputed.insert(name);
+                continue;
+            }
+            read => match extractor.shown(&pages, name, stated) {
+                Some((page, line)) => Field {
+                    value: stated.clone(),
+                    confidence: EMBEDDED_ON_PAGE,
+                    page,
+                    line,
+                },
+                None => Field {
+                    value: stated.clone(),
+                    confidence: EMBEDDED_NOT_ON_PAGE,
+                    page: read.as_ref().map_or(0, |f| f.page),
+                    line: read.as_ref().map_or(0, |f| f.line),
+                },
+            },
+        };
+        extraction.fields.insert(name, field);
+    }
+    extraction.embedded = Some(invoice.clone());
+    extraction
+}
+
+/// Whether the page's `read` and the attachment's `stated` are one value: [`same`], or for an
+/// issuer also one name with a legal form the config lists and one without it (`Au bon moulin
+/// SARL`, `Au bon moulin`; `SA IFR QUALIAC`, `IFR QUALIAC`).
+fn agree(rules: &ExtractionRules, field: FieldName, read: &str, stated: &str) -> bool {
+    if same(field, read, stated) {
+        return true;
+    }
+    if field != FieldName::Issuer {
+        return false;
+    }
+    let (a, b) = (letters_and_digits(read), letters_and_digits(stated));
+    let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
+    !short.is_empty()
+        && rules.company_suffixes.iter().any(|form| {
+            let form = letters_and_digits(form);
+            !form.is_empty()
+                && (long == format!("{short}{form}") || long == format!("{form}{short}"))
+        })
+}
+
+/// The spelling kept of two agreeing values: the attachment's, read exactly, but for an issuer
+/// the longer one (the name with its legal form, as a reader finds it on the page).
+fn spelling(field: FieldName, read: &str, stated: &str) -> String {
+    let longer = letters_and_digits(read).len() > letters_and_digits(stated).len();
+    if field == FieldName::Issuer && longer {
+        read.to_string()
+    } else {
+        stated.to_string()
+    }
+}
+
+impl Extractor<'_> {
+    /// The page and line that print `value` of `field`; an issuer's name may run over two
+    /// lines (`MVM Musterhafter Versicherungsverein` over `Musterstadt a.G.`): the first's.
+    fn shown(&self, pages: &[Vec<Ctx>], field: FieldName, value: &str) -> Option<(u32, usize)> {
+        pages.iter().find_map(|page| {
+            page.iter().enumerate().find_map(|(i, at)| {
+                let two = page
+                    .get(i + 1)
+                    .filter(|_| field == FieldName::Issuer)
+                    .is_some_and(|next| spells(&format!("{} {}", at.text(), next.text()), value));
+                (self.shows(at, field, value) || two).then(|| (at.page(), at.index))
+            })
+        })
+    }
+
+    /// Whether the line prints `value` of `field`.
+    fn shows(&self, at: &Ctx, field: FieldName, value: &str) -> bool {
+        let text = at.repaired.as_str();
+        match field {
+            FieldName::InvoiceDate => self
+                .dates(text)
+                .iter()
+                .any(|d| d.iso().is_some_and(|iso| iso == value)),
+            FieldName::TotalAmount => self
+                .amounts(text)
+                .iter()
+                .any(|a| a.normalized.as_deref() == Some(value)),
+            FieldName::Currency => self.currencies(at.text()).iter().any(|c| c.code == value),
+            FieldName::InvoiceNumber | FieldName::Issuer => spells(at.text(), value),
+        }
+    }
+}
+
+/// Whether `text` spells `value` as whole words: its letters and digits in order, without case
+/// or accents, with only spaces and punctuation between them (`RE 2014/03` spells `RE-2014-03`,
+/// `Nr.2014-03` spells `2014-03`, `12014-03` does not).
+pub(super) fn spells(text: &str, value: &str) -> bool {
+    let key: Vec<char> = letters_and_digits(value).chars().collect();
+    if key.len() < MIN_KEY {
+        return false;
+    }
+    let chars: Vec<char> = text
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect();
+    (0..chars.len()).any(|start| {
+        if start > 0 && chars[start - 1].is_alphanumeric() {
+            return false;
+        }
+        let mut matched = 0;
+        for &c in &chars[start..] {
+            if matched == key.len() {
+                return !c.is_alphanumeric();
+            }
+            if c == key[matched] {
+                matched += 1;
+            } else if c.is_alphanumeric() || matched == 0 {
+                return false;
+            }
+        }
+        matched == key.len()
+    })
+}
