@@ -184,9 +184,15 @@ fn word_spans(line: &Line) -> Vec<(usize, usize, &Word)> {
 /// page with the word before or after it (more than a quarter of the narrower one's width):
 /// the OCR split one printed token into two words, or read the same glyphs twice
 /// (`INV-2026-1007` with `70` inside its box, for `INV-2026-100770`), so the value's text may
-/// lack what the other word holds.
+/// lack what the other word holds (a word outside the value, beside one inside it). A neighbour
+/// of no letter or digit (a leader of dots between a label and its value, `Invoice date ........
+/// Oct 31, 2023`) holds nothing the value could lack.
 fn overlaps_a_neighbour(spans: &[(usize, usize, &Word)], start: usize, end: usize) -> bool {
     let shared = |a: &Word, b: &Word| {
+        let holds_text = |w: &Word| w.text.chars().any(char::is_alphanumeric);
+        if !holds_text(a) || !holds_text(b) {
+            return false;
+        }
         let (a, b) = (a.bbox, b.bbox);
         let overlap = (a.left + a.width).min(b.left + b.width) - a.left.max(b.left);
         overlap > 0.25 * a.width.min(b.width)
@@ -195,8 +201,10 @@ fn overlaps_a_neighbour(spans: &[(usize, usize, &Word)], start: usize, end: usiz
         let [(s1, e1, w1), (s2, e2, w2)] = pair else {
             return false;
         };
-        let touches_value = (*s1 < end && *e1 > start) || (*s2 < end && *e2 > start);
-        touches_value && shared(w1, w2)
+        // Two words both within the value lack nothing of each other: the value holds both
+        // (a box drawn over the words after it, `...Oct` over `31, 2023`).
+        let one_inside = (*s1 < end && *e1 > start) != (*s2 < end && *e2 > start);
+        one_inside && shared(w1, w2)
     })
 }
 

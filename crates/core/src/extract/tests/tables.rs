@@ -158,6 +158,44 @@ fn a_value_whose_word_shares_its_room_with_the_next_is_for_a_person() {
     assert_close(confidence(&x, FieldName::InvoiceNumber), 0.99);
 }
 
+#[test]
+fn words_sharing_room_inside_the_value_or_with_a_leader_of_dots_lack_nothing() {
+    // Tesseract drew `...Oct`'s box over `31, 2023` too, and a leader of dots under the date's
+    // first word: the date holds every word of it, and dots hold nothing it could lack.
+    let date = |leader_overlaps: bool, box_over_rest: bool| {
+        let mut doc = placed(&[
+            (0.1, 0.05, "Northwind Traders Ltd"),
+            (0.1, 0.10, "Invoice date ........ Oct 31, 2023"),
+        ]);
+        let words = &mut doc.pages[0].lines[1].words;
+        let (oct_left, oct_right) = (words[3].bbox.left, words[5].bbox.right());
+        if leader_overlaps {
+            words[2].bbox.width = oct_left + 0.02 - words[2].bbox.left;
+        }
+        if box_over_rest {
+            words[3].bbox.width = oct_right - oct_left;
+        }
+        extract(&doc, &rules())
+    };
+    for (leader, over) in [(true, false), (false, true), (true, true)] {
+        let x = date(leader, over);
+        assert_eq!(value(&x, FieldName::InvoiceDate), Some("2023-10-31"));
+        assert_close(confidence(&x, FieldName::InvoiceDate), 0.99);
+    }
+    // A word of letters outside the value in its room still discounts it.
+    let mut doc = placed(&[
+        (0.1, 0.05, "Northwind Traders Ltd"),
+        (0.1, 0.10, "Invoice date Oct 31, 2023 Berlin"),
+    ]);
+    let words = &mut doc.pages[0].lines[1].words;
+    words[5].bbox.left = words[4].bbox.left + 0.005;
+    let x = extract(&doc, &rules());
+    assert_close(
+        confidence(&x, FieldName::InvoiceDate),
+        0.99 * OVERLAPPING_WORDS,
+    );
+}
+
 /// An OCR of `lines` at 0.99 with the last word of line `unsure` read at 0.4.
 fn doubted(lines: &[&str], unsure: usize) -> Extraction {
     let mut doc = OcrDocument::from_lines(lines, 0.99);
