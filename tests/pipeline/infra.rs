@@ -487,18 +487,40 @@ async fn review_api_may_read_the_document_versions_it_presigns_and_the_ocr_it_ou
         "arn:aws:s3:::{}/acme/doc/run/ocr.json",
         stack.out("NormalizedBucket")
     );
-    let may = |action: &str, object: &str| {
-        grants.iter().any(|g| {
-            g.role.contains("ReviewApiRole")
-                && g.actions.iter().any(|a| a == action)
-                && g.resources.iter().any(|r| match r.strip_suffix('*') {
-                    Some(prefix) => object.starts_with(prefix),
-                    None => r == object,
-                })
-        })
-    };
+    let may = |action: &str, object: &str| may(&grants, "ReviewApiRole", action, object);
 
     assert!(may("s3:GetObject", &raw), "review-api cannot read {raw}");
     assert!(may("s3:GetObjectVersion", &raw), "nor its versions");
     assert!(may("s3:GetObject", &ocr), "review-api cannot read {ocr}");
+}
+
+#[tokio::test]
+async fn validate_may_read_the_upload_version_whose_e_invoice_it_reads_and_write_nowhere_there() {
+    // Validate reads a run's raw upload by its version for the e-invoice a PDF carries
+    // (`einvoice`); LocalStack does not enforce IAM, so only this test sees a missing grant.
+    let stack = Stack::load().await;
+    let grants = grants(&stack).await;
+    let raw = format!("arn:aws:s3:::{}/inbox/acme/a.pdf", stack.out("RawBucket"));
+    let may = |action: &str, object: &str| may(&grants, "ValidateRole", action, object);
+    assert!(may("s3:GetObject", &raw), "validate cannot read {raw}");
+    assert!(may("s3:GetObjectVersion", &raw), "nor its versions");
+    assert!(!may("s3:PutObject", &raw), "validate may write the inbox");
+    let quarantine = format!("arn:aws:s3:::{}/quarantine/x", stack.out("RawBucket"));
+    assert!(
+        !may("s3:GetObject", &quarantine),
+        "validate reads beyond the inbox"
+    );
+}
+
+/// Whether a statement of `role`'s inline policies allows `action` on `object` (a resource
+/// ending in `*` as a prefix).
+fn may(grants: &[Grant], role: &str, action: &str, object: &str) -> bool {
+    grants.iter().any(|g| {
+        g.role.contains(role)
+            && g.actions.iter().any(|a| a == action)
+            && g.resources.iter().any(|r| match r.strip_suffix('*') {
+                Some(prefix) => object.starts_with(prefix),
+                None => r == object,
+            })
+    })
 }

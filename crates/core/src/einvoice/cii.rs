@@ -31,8 +31,11 @@ pub fn read(xml: &[u8]) -> Result<Option<EmbeddedInvoice>, Unreadable> {
         allow_dtd: false,
         nodes_limit: MAX_NODES,
     };
-    let document =
-        Document::parse_with_options(text, options).map_err(|e| Unreadable::Xml(e.to_string()))?;
+    let document = Document::parse_with_options(text, options).map_err(|e| match e {
+        roxmltree::Error::DtdDetected => Unreadable::Refused("a DTD"),
+        roxmltree::Error::NodesLimitReached => Unreadable::Refused("too many nodes"),
+        other => Unreadable::Malformed(other.pos().to_string()),
+    })?;
     let root = document.root_element();
     let namespace = root.tag_name().namespace().unwrap_or_default();
     let syntax = match root.tag_name().name() {

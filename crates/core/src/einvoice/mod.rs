@@ -20,9 +20,13 @@ pub enum Unreadable {
     /// Not UTF-8 (EN 16931 requires it).
     #[error("the embedded XML is not UTF-8")]
     NotUtf8,
-    /// Not well-formed, a DTD, or too many nodes.
-    #[error("the embedded XML is not readable: {0}")]
-    Xml(String),
+    /// Not well-formed (where: the attachment's line and column; its text is the document's
+    /// content and stays out of the record).
+    #[error("the embedded XML is not well-formed at {0}")]
+    Malformed(String),
+    /// A DTD (entities a hostile file could expand) or more nodes than an e-invoice has.
+    #[error("the embedded XML is refused: {0}")]
+    Refused(&'static str),
 }
 
 /// What a raw document carries.
