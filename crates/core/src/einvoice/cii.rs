@@ -15,8 +15,9 @@ use super::{EmbeddedInvoice, Syntax, Unreadable};
 use crate::model::fields::FieldName;
 
 /// The largest number of XML nodes read (an e-invoice of a thousand lines has tens of
-/// thousands): a bound on the work a hostile attachment can ask for.
-const MAX_NODES: u32 = 1_000_000;
+/// thousands): a bound on the memory and work a hostile attachment can ask for (a node takes
+/// about a hundred bytes).
+const MAX_NODES: u32 = 250_000;
 
 /// UN/EDIFACT 1001 document types whose total is a credit, not an amount to pay: the page shows
 /// it as a negative or a positive amount, depending on the issuer, so the embedded total says

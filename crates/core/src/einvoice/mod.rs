@@ -12,7 +12,7 @@ mod cii;
 mod pdf;
 
 pub use crate::model::embedded::{EmbeddedInvoice, Syntax};
-pub use pdf::MAX_ATTACHMENT_BYTES;
+pub use pdf::{MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES};
 
 /// Why an attachment that is XML could not be read as one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

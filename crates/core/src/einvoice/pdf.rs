@@ -31,31 +31,38 @@ static FILTER: LazyLock<Regex> = LazyLock::new(|| {
 static DIRECT_LENGTH: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/Length\s+(\d+)(\s+\d+\s+R)?").expect("the length pattern"));
 
-/// The decoded content of each embedded file of `pdf` that can be read, in file order.
-pub fn attachments(pdf: &[u8]) -> Vec<Vec<u8>> {
-    let mut found = vec![];
+/// The most embedded files decoded in one document: an e-invoice is one of a few attachments;
+/// a PDF of thousands (each up to the limit) would cost validate its memory and its time.
+pub const MAX_ATTACHMENTS: usize = 16;
+
+/// The decoded content of each embedded file of `pdf` that can be read, in file order, one at a
+/// time (a caller that stops at the e-invoice decodes none after it), at most
+/// [`MAX_ATTACHMENTS`] of them.
+pub fn attachments(pdf: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
     let mut from = 0;
-    while let Some(at) = find(&pdf[from..], b"stream") {
-        let keyword = from + at;
-        from = keyword + b"stream".len();
-        if keyword >= 3 && &pdf[keyword - 3..keyword] == b"end" {
-            continue;
+    std::iter::from_fn(move || {
+        while let Some(at) = find(&pdf[from..], b"stream") {
+            let keyword = from + at;
+            from = keyword + b"stream".len();
+            if keyword >= 3 && &pdf[keyword - 3..keyword] == b"end" {
+                continue;
+            }
+            let Some(dictionary) = dictionary_before(pdf, keyword) else {
+                continue;
+            };
+            if !EMBEDDED_FILE.is_match(dictionary) {
+                continue;
+            }
+            let Some((data, end)) = stream_data(pdf, from, dictionary) else {
+                continue;
+            };
+            from = end;
+            return Some(decode(dictionary, data));
         }
-        let Some(dictionary) = dictionary_before(pdf, keyword) else {
-            continue;
-        };
-        if !EMBEDDED_FILE.is_match(dictionary) {
-            continue;
-        }
-        let Some((data, end)) = stream_data(pdf, from, dictionary) else {
-            continue;
-        };
-        from = end;
-        if let Some(decoded) = decode(dictionary, data) {
-            found.push(decoded);
-        }
-    }
-    found
+        None
+    })
+    .take(MAX_ATTACHMENTS)
+    .flatten()
 }
 
 /// The object's text between its `obj` keyword and `stream`, when it is a dictionary.

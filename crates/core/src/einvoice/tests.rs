@@ -303,3 +303,22 @@ fn a_ubl_invoice_is_read_by_its_own_names() {
         ])
     );
 }
+
+#[test]
+fn no_more_than_max_attachments_are_decoded() {
+    let image = stream(
+        "/Type /EmbeddedFile /Subtype /image#2Fpng",
+        b"\x89PNG\r\n\x1a\n",
+    );
+    let invoice = stream(EMBEDDED_FILE, CII.as_bytes());
+    let with_images = |images: usize| {
+        let mut objects: Vec<&[u8]> = vec![&image; images];
+        objects.push(&invoice);
+        from_document(&pdf(&objects))
+    };
+    assert!(matches!(
+        with_images(MAX_ATTACHMENTS - 1),
+        Embedded::Read(_)
+    ));
+    assert_eq!(with_images(MAX_ATTACHMENTS), Embedded::Absent);
+}
