@@ -3,12 +3,17 @@
 //! else than the page a person reads (by mistake, or to have a payment made that nobody saw).
 //!
 //! For each field the attachment states:
-//! - extraction read the same value from the page, or the page prints it on some line: the
-//!   attachment's value, at [`EMBEDDED_ON_PAGE`] (two readings agree, one exact);
+//! - extraction read the same value from the page: the attachment's value, at
+//!   [`EMBEDDED_ON_PAGE`] (two readings agree, one exact);
 //! - extraction read another value at or above the review threshold: the page's value stays,
 //!   and validation names the field `embedded_mismatch` for a person;
-//! - else (the page does not show it, or only a doubtful other value): the attachment's value,
-//!   at [`EMBEDDED_NOT_ON_PAGE`], below the threshold: a person confirms it.
+//! - extraction read another value in doubt: the attachment's value, at [`EMBEDDED_NOT_ON_PAGE`],
+//!   below the threshold, for a person to confirm (but an issuer's name over two lines, the page
+//!   reading one of them, is one name with the attachment's). That the page prints the attachment's value
+//!   somewhere else is no evidence against the page's own reading of the field (an attachment
+//!   naming the buyer printed in the address block, or a line's amount as the total);
+//! - extraction found nothing: the attachment's value, at [`EMBEDDED_ON_PAGE`] when a line of
+//!   the page prints it, else at [`EMBEDDED_NOT_ON_PAGE`].
 //!
 //! "Printed on the page" is the extractor's own reading of a line: a date or an amount it reads
 //! there, a currency's code or symbol, an invoice number as a line's whole words, an issuer's
@@ -57,7 +62,19 @@ pub fn with_embedded(
                 extraction.disputed.insert(name);
                 continue;
             }
-            read => match extractor.shown(&pages, name, stated) {
+            Some(read) if name == FieldName::Issuer && extractor.spans(&pages, &read, stated) => {
+                Field {
+                    value: stated.clone(),
+                    confidence: read.confidence.max(EMBEDDED_ON_PAGE),
+                    ..read
+                }
+            }
+            Some(read) => Field {
+                value: stated.clone(),
+                confidence: EMBEDDED_NOT_ON_PAGE,
+                ..read
+            },
+            None => match extractor.shown(&pages, name, stated) {
                 Some((page, line)) => Field {
                     value: stated.clone(),
                     confidence: EMBEDDED_ON_PAGE,
@@ -67,8 +84,8 @@ pub fn with_embedded(
                 None => Field {
                     value: stated.clone(),
                     confidence: EMBEDDED_NOT_ON_PAGE,
-                    page: read.as_ref().map_or(0, |f| f.page),
-                    line: read.as_ref().map_or(0, |f| f.line),
+                    page: 0,
+                    line: 0,
                 },
             },
         };
@@ -122,6 +139,28 @@ impl Extractor<'_> {
                 (self.shows(at, field, value) || two).then(|| (at.page(), at.index))
             })
         })
+    }
+
+    /// Whether the name `stated` is the page's reading `read` of the issuer and the line before
+    /// or after it (a name over two lines, the page reading one of them: `Musterstadt a.G.`
+    /// under `MVM Musterhafter Versicherungsverein`).
+    fn spans(&self, pages: &[Vec<Ctx>], read: &Field, stated: &str) -> bool {
+        let Some(page) = pages
+            .iter()
+            .find(|p| p.first().is_some_and(|c| c.page() == read.page))
+        else {
+            return false;
+        };
+        let Some(at) = page.iter().position(|c| c.index == read.line) else {
+            return false;
+        };
+        let within = letters_and_digits(stated).contains(&letters_and_digits(&read.value));
+        let joined = |a: &Ctx, b: &Ctx| spells(&format!("{} {}", a.text(), b.text()), stated);
+        within
+            && (page.get(at + 1).is_some_and(|next| joined(&page[at], next))
+                || at
+                    .checked_sub(1)
+                    .is_some_and(|before| joined(&page[before], &page[at])))
     }
 
     /// Whether the line prints `value` of `field`.

@@ -120,6 +120,25 @@ fn a_value_the_page_does_not_print_is_the_attachment_s_for_a_person_to_confirm()
 }
 
 #[test]
+fn a_value_printed_elsewhere_does_not_overrule_the_page_s_own_reading_of_the_field() {
+    // The page's total read in doubt as 1,005.55; the attachment states 48.00, an item's amount
+    // the page prints too: a person decides, whatever the page prints elsewhere.
+    let page = [PAGE, &["Wartung 48,00"]].concat();
+    let x = read(
+        &page,
+        0.5,
+        &stated(&[(TotalAmount, "48.00"), (Issuer, "Hauptstraße")]),
+    );
+    assert_eq!(x.value(TotalAmount), Some("48.00"));
+    assert_close(x.fields[&TotalAmount].confidence, EMBEDDED_NOT_ON_PAGE);
+    // A name the page prints (here a street) is not the issuer the page reads.
+    assert_close(x.fields[&Issuer].confidence, EMBEDDED_NOT_ON_PAGE);
+    // With nothing read for the field, a line that prints the value confirms it.
+    let x = read(&["Wartung 48,00"], 0.5, &stated(&[(TotalAmount, "48.00")]));
+    assert_close(x.fields[&TotalAmount].confidence, EMBEDDED_ON_PAGE);
+}
+
+#[test]
 fn an_issuer_with_its_legal_form_and_one_without_are_one_name_kept_with_it() {
     let page = [
         "Au bon moulin SARL",
@@ -144,9 +163,17 @@ fn an_issuer_s_name_over_two_lines_is_printed_on_the_page() {
     ];
     let name = "MVM Musterhafter Versicherungsverein Musterstadt a.G.";
     let x = read(&page, 0.5, &stated(&[(Issuer, name)]));
+    // The page alone reads the name's second line, in doubt: one name with the attachment's.
+    let alone = extract(&OcrDocument::from_lines(&page, 0.5), &rules());
+    assert_eq!(alone.value(Issuer), Some("Musterstadt a.G."));
     assert_eq!(x.value(Issuer), Some(name));
     assert_close(x.fields[&Issuer].confidence, EMBEDDED_ON_PAGE);
-    assert_eq!(x.fields[&Issuer].line, 0);
+    assert_eq!(x.fields[&Issuer].line, 1);
+    // A name the page prints on two lines that are not the page's reading of the issuer is no
+    // confirmation.
+    let other = "Rechnungsnummer 00.123 Gesamtbetrag";
+    let x = read(&page, 0.5, &stated(&[(Issuer, other)]));
+    assert_close(x.fields[&Issuer].confidence, EMBEDDED_NOT_ON_PAGE);
 }
 
 #[test]
