@@ -4,6 +4,7 @@
 
 mod modules;
 mod packaging;
+mod review_page;
 mod template;
 
 use std::path::PathBuf;

@@ -25,6 +25,7 @@ const REASONS = {
   date_in_future: "Date in the future",
   date_too_old: "Date too old",
   currency_not_allowed: "Currency not allowed",
+  embedded_mismatch: "Page and e-invoice disagree",
 };
 
 /** A validation reason in a few words: "Low confidence: total amount". */

@@ -35,6 +35,17 @@ pub const DATE_TOO_OLD: &str = "date_too_old";
 pub const CURRENCY_NOT_ALLOWED: &str = "currency_not_allowed";
 /// The page reads a field differently from the document's embedded e-invoice.
 pub const EMBEDDED_MISMATCH: &str = "embedded_mismatch";
+/// Every reason code (the review page names each one: `tests/lint`).
+pub const REASON_CODES: [&str; 8] = [
+    MISSING_FIELD,
+    LOW_CONFIDENCE,
+    BAD_FORMAT,
+    AMOUNT_OUT_OF_RANGE,
+    DATE_IN_FUTURE,
+    DATE_TOO_OLD,
+    CURRENCY_NOT_ALLOWED,
+    EMBEDDED_MISMATCH,
+];
 
 /// Why a document is not auto-approved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
