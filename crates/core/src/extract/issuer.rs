@@ -82,6 +82,17 @@ fn own_column(ctx: &Ctx, start: usize, rest: usize) -> bool {
     left - right >= COLUMN_GAP
 }
 
+/// Where the value of a line that begins with a one-word label and its colon starts (`Name:
+/// Taxiunternehmen TX GmbH`); `None` for any other line.
+fn line_label(text: &str) -> Option<usize> {
+    let (label, _) = text.split_once(':')?;
+    let one_word = !label.trim().is_empty()
+        && !label.trim().contains(char::is_whitespace)
+        && label.trim().chars().all(char::is_alphabetic);
+    let rest = &text[label.len() + 1..];
+    (one_word && !rest.trim().is_empty()).then(|| text.len() - rest.trim_start().len())
+}
+
 fn letters(text: &str) -> usize {
     text.chars().filter(|c| c.is_alphabetic()).count()
 }
@@ -105,8 +116,12 @@ impl Extractor<'_> {
             self.plausible_org(&found.value).then_some(found)
         };
         let next = |ctx: &Ctx| {
+            // A block whose lines are labelled (`Name: Taxiunternehmen TX GmbH` under
+            // `Verkäufer`, `Anschrift: ...` under it): the name behind its line's label.
+            let text = ctx.text();
+            let from = line_label(text).unwrap_or(0);
             self.looks_like_org(ctx)
-                .then(|| self.issuer_value(ctx.text(), 0, ctx.text().len()))
+                .then(|| self.issuer_value(text, from, text.len()))
                 .flatten()
         };
         let labelled = self.labelled(pages, &self.issuer, true, same, next);

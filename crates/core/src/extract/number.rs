@@ -42,8 +42,10 @@ fn token(text: &str, from: usize) -> Option<Found> {
     {
         words.next();
     }
-    let first = words.next()?;
-    let start = from + rest.find(first)?;
+    let word = words.next()?;
+    let skip = glued_marker(word);
+    let first = &word[skip..];
+    let start = from + rest.find(word)? + skip;
     let has_digit = |w: &str| w.chars().any(|c| c.is_ascii_digit());
     let end = if has_digit(first) {
         start + first.trim_end_matches(['.', ',', ';', ':', ')']).len()
@@ -66,6 +68,24 @@ fn token(text: &str, from: usize) -> Option<Found> {
         quality: 1.0,
         normalized: true,
     })
+}
+
+/// The length of a number marker glued to the number by its dot or colon at the start of
+/// `word` (`Nr.471102`, `No:17`), to pass over; 0 when there is none.
+fn glued_marker(word: &str) -> usize {
+    let Some(cut) = word.find(['.', ':']) else {
+        return 0;
+    };
+    let marker = word[..cut].to_lowercase();
+    let number = &word[cut + 1..];
+    let glued = NUMBER_MARKERS.contains(&marker.as_str())
+        && number.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && number.chars().any(|c| c.is_ascii_digit());
+    if glued {
+        cut + 1
+    } else {
+        0
+    }
 }
 
 /// A code of capital letters alone at `from` (`NFCZMQ`, a booking code behind `Rechnungsnummer:`),

@@ -1,6 +1,7 @@
 //! How labels are read as printed: the invoice's own label over another document's or the
 //! tax's, compounds written with a hyphen, the ordinal sign read as a look-alike, month names
-//! without accents; and the currency when the document's mentions disagree.
+//! without accents, a number marker glued to its number; and the currency when the document's
+//! mentions disagree.
 
 use super::*;
 
@@ -359,5 +360,19 @@ fn a_dateline_without_its_comma_names_a_place_of_the_pages_addresses() {
             confidence(&x, FieldName::InvoiceDate),
             0.99 * DATE_UNLABELLED,
         );
+    }
+}
+
+#[test]
+fn a_number_marker_glued_to_its_number_is_not_part_of_it() {
+    for (line, number) in [
+        ("Handelsrechnung (380) Nr.471102 vom 05.03.2018", "471102"),
+        ("Invoice No:INV-17 of 05/03/2018", "INV-17"),
+        // A word that only begins like a marker is the number's own.
+        ("Invoice NO.A7-2 of 05/03/2018", "A7-2"),
+        ("Invoice Nordic.7 of 05/03/2018", "Nordic.7"),
+    ] {
+        let x = run(&["Grundbesitz GmbH & Co.", line, "Total EUR 502,63"]);
+        assert_eq!(value(&x, FieldName::InvoiceNumber), Some(number), "{line}");
     }
 }

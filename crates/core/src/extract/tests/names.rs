@@ -36,6 +36,22 @@ fn a_label_before_a_name_is_not_part_of_it() {
 }
 
 #[test]
+fn a_seller_block_of_labelled_lines_gives_the_name_behind_its_label() {
+    let x = run(&[
+        "Handelsrechnung (380) Nr. TX-471102 vom 30.10.2019",
+        "Verkäufer",
+        "Name: Taxiunternehmen TX GmbH",
+        "Anschrift: Lieferantenstraße 20",
+        "Käufer/Leistungsempfänger",
+        "Name: Taxi-Zentrale GmbH",
+    ]);
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("Taxiunternehmen TX GmbH")
+    );
+}
+
+#[test]
 fn a_connector_joins_the_words_of_a_name_but_never_starts_one() {
     let x = run(&[
         "Arrietxe y Valdeoro S.L.U. Factura",
