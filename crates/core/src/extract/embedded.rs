@@ -6,7 +6,8 @@
 //! - extraction read the same value from the page: the attachment's value, at
 //!   [`EMBEDDED_ON_PAGE`] (two readings agree, one exact);
 //! - extraction read another value at or above the review threshold: the page's value stays,
-//!   and validation names the field `embedded_mismatch` for a person;
+//!   its confidence down to [`DISPUTED`], and validation names the field `embedded_mismatch`
+//!   for a person;
 //! - extraction read another value in doubt: the attachment's value, at [`EMBEDDED_NOT_ON_PAGE`],
 //!   below the threshold, for a person to confirm (but an issuer's name over two lines, the page
 //!   reading one of them, is one name with the attachment's). That the page prints the attachment's value
@@ -31,6 +32,10 @@ use unicode_normalization::UnicodeNormalization;
 pub const EMBEDDED_ON_PAGE: f64 = 0.99;
 /// A value the attachment states that the page does not show: a person looks.
 pub const EMBEDDED_NOT_ON_PAGE: f64 = 0.6;
+/// The most a reading of the page keeps when the attachment states another value: a confident
+/// reading that an exact statement contradicts is as likely wrong as a doubtful one (on the
+/// labelled invoices most were the page's misreadings).
+pub const DISPUTED: f64 = 0.6;
 /// The shortest issuer name or invoice number (its letters and digits) searched for on the
 /// page: a shorter one is printed in too many other places.
 const MIN_KEY: usize = 3;
@@ -60,7 +65,10 @@ pub fn with_embedded(
             },
             Some(read) if read.confidence >= min_confidence => {
                 extraction.disputed.insert(name);
-                continue;
+                Field {
+                    confidence: read.confidence.min(DISPUTED),
+                    ..read
+                }
             }
             Some(read) if name == FieldName::Issuer && extractor.spans(&pages, &read, stated) => {
                 Field {

@@ -37,7 +37,7 @@ use crate::ocr::OcrDocument;
 use issuer::norm_words;
 use labels::Labels;
 
-pub use embedded::{with_embedded, EMBEDDED_NOT_ON_PAGE, EMBEDDED_ON_PAGE};
+pub use embedded::{with_embedded, DISPUTED, EMBEDDED_NOT_ON_PAGE, EMBEDDED_ON_PAGE};
 
 /// Extracts the invoice fields of `doc` following `rules`.
 pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {

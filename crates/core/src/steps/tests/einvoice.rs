@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::fields::FieldName;
-use crate::validate::{ValidationReport, EMBEDDED_MISMATCH};
+use crate::validate::{ValidationReport, EMBEDDED_MISMATCH, LOW_CONFIDENCE};
 
 const KEY: &str = "inbox/acme/2026/facturx.pdf";
 
@@ -79,7 +79,8 @@ async fn an_attachment_that_states_another_total_than_the_page_reads_goes_to_a_p
         panic!("{:?}", report.decision);
     };
     let codes: Vec<_> = reasons.iter().map(|r| (r.code.as_str(), r.field)).collect();
-    assert_eq!(codes, [(EMBEDDED_MISMATCH, Some(FieldName::TotalAmount))]);
+    let total = Some(FieldName::TotalAmount);
+    assert_eq!(codes, [(EMBEDDED_MISMATCH, total), (LOW_CONFIDENCE, total)]);
     // The page's reading stays; the attachment's is in the report for the reviewer.
     assert_eq!(
         report.extraction.value(FieldName::TotalAmount),
