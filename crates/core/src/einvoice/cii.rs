@@ -1,6 +1,6 @@
-//! An EN 16931 invoice's five fields from its XML, in the two syntaxes the standard allows: UN/CEFACT
-//! Cross Industry Invoice (what Factur-X and ZUGFeRD embed: `CrossIndustryInvoice` since
-//! ZUGFeRD 2, `CrossIndustryDocument` in ZUGFeRD 1, and ZUGFeRD 1's release candidate's
+//! An EN 16931 invoice's five fields from its XML, in the two syntaxes the standard allows:
+//! UN/CEFACT Cross Industry Invoice (what Factur-X and ZUGFeRD embed: `CrossIndustryInvoice`
+//! since ZUGFeRD 2, `CrossIndustryDocument` in ZUGFeRD 1, and ZUGFeRD 1's release candidate's
 //! `Invoice`) and OASIS UBL (`Invoice`, `CreditNote`; XRechnung's other syntax).
 //!
 //! Elements are matched by their local names, so a prefix or a namespace version does not

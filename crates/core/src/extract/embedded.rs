@@ -8,11 +8,12 @@
 //! - extraction read another value at or above the review threshold: the page's value stays,
 //!   its confidence down to [`DISPUTED`], and validation names the field `embedded_mismatch`
 //!   for a person;
-//! - extraction read another value in doubt: the attachment's value, at [`EMBEDDED_NOT_ON_PAGE`],
-//!   below the threshold, for a person to confirm (but an issuer's name over two lines, the page
-//!   reading one of them, is one name with the attachment's). That the page prints the attachment's value
-//!   somewhere else is no evidence against the page's own reading of the field (an attachment
-//!   naming the buyer printed in the address block, or a line's amount as the total);
+//! - extraction read another value in doubt: the attachment's value, at
+//!   [`EMBEDDED_NOT_ON_PAGE`], below the threshold, for a person to confirm (but an issuer's name
+//!   over two lines, the page reading one of them, is one name with the attachment's). That the
+//!   page prints the attachment's value somewhere else is no evidence against the page's own
+//!   reading of the field (an attachment naming the buyer printed in the address block, or a
+//!   line's amount as the total);
 //! - extraction found nothing: the attachment's value, at [`EMBEDDED_ON_PAGE`] when a line of
 //!   the page prints it, else at [`EMBEDDED_NOT_ON_PAGE`].
 //!
