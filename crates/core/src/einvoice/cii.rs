@@ -4,10 +4,10 @@
 //! `Invoice`) and OASIS UBL (`Invoice`, `CreditNote`; XRechnung's other syntax).
 //!
 //! Elements are matched by their local names, so a prefix or a namespace version does not
-//! matter; the root's namespace tells the syntax. A document type that is no invoice's or a
-//! credit note's total is left out (see [`read`]); a value that is not in its normalized form
-//! (a date not `YYYYMMDD`, an amount with more than two decimals that are not zeros) is left out
-//! too: the page is read for it as for any invoice.
+//! matter; the root's namespace tells the syntax. An XML of another root is no e-invoice
+//! ([`read`]: `None`); a credit note's total is left out; so is a value that is not in its
+//! normalized form (a date not `YYYYMMDD`, an amount with more than two decimals that are not
+//! zeros): the page is read for it as for any invoice.
 
 use roxmltree::{Document, Node, ParsingOptions};
 
