@@ -55,7 +55,8 @@ fn is_name_char(b: u8) -> bool {
     !b.is_ascii_whitespace() && b != 0 && !b"()<>[]{}/%".contains(&b)
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+/// Where `needle` first occurs in `haystack` (also `einvoice`'s reading of a PDF).
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 

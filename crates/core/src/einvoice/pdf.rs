@@ -9,6 +9,8 @@
 //! under any other filter is passed over.
 
 use miniz_oxide::inflate::decompress_to_vec_zlib_with_limit;
+
+use crate::pages::find;
 use regex::bytes::Regex;
 use std::sync::LazyLock;
 
@@ -130,10 +132,6 @@ fn decode(dictionary: &[u8], data: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     decompress_to_vec_zlib_with_limit(data, MAX_ATTACHMENT_BYTES).ok()
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {

@@ -22,7 +22,7 @@
 //! name within a line (letters and digits, without case or accents).
 
 use super::line::Ctx;
-use super::{extract, line, Extractor};
+use super::{prepared, Extractor};
 use crate::config::ExtractionRules;
 use crate::model::embedded::{letters_and_digits, same, EmbeddedInvoice};
 use crate::model::fields::{Extraction, Field, FieldName};
@@ -41,21 +41,21 @@ pub const DISPUTED: f64 = 0.6;
 /// page: a shorter one is printed in too many other places.
 const MIN_KEY: usize = 3;
 
-/// Extracts `doc`'s fields as [`extract`] does, then takes each field an embedded `invoice`
-/// states where the page confirms it (the module's rules); `min_confidence` is the review
-/// threshold. Without an embedded invoice: [`extract`]'s fields.
+/// Extracts `doc`'s fields as [`super::extract`] does (one extractor and one preparation of the
+/// lines for both), then takes each field an embedded `invoice` states where the page confirms it
+/// (the module's rules); `min_confidence` is the review threshold. Without an embedded invoice:
+/// [`super::extract`]'s fields.
 pub fn with_embedded(
     doc: &OcrDocument,
     rules: &ExtractionRules,
     invoice: Option<&EmbeddedInvoice>,
     min_confidence: f64,
 ) -> Extraction {
-    let mut extraction = extract(doc, rules);
+    let (extractor, pages) = prepared(doc, rules);
+    let mut extraction = extractor.run(&pages);
     let Some(invoice) = invoice else {
         return extraction;
     };
-    let extractor = Extractor::new(rules);
-    let pages = line::pages(doc);
     for (&name, stated) in &invoice.fields {
         let read = extraction.fields.get(&name).cloned();
         let field = match read {

@@ -41,6 +41,16 @@ pub use embedded::{with_embedded, DISPUTED, EMBEDDED_NOT_ON_PAGE, EMBEDDED_ON_PA
 
 /// Extracts the invoice fields of `doc` following `rules`.
 pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
+    let (extractor, pages) = prepared(doc, rules);
+    extractor.run(&pages)
+}
+
+/// The extractor for `doc` (its dates' order and its language read from its lines) and its
+/// lines, prepared for matching.
+fn prepared<'r, 'd>(
+    doc: &'d OcrDocument,
+    rules: &'r ExtractionRules,
+) -> (Extractor<'r>, Vec<Vec<line::Ctx<'d>>>) {
     let mut extractor = Extractor::new(rules);
     let pages = line::pages(doc);
     extractor.seen_order = extractor.date_order_seen(&pages);
@@ -48,7 +58,7 @@ pub fn extract(doc: &OcrDocument, rules: &ExtractionRules) -> Extraction {
     extractor.locale_order = extractor
         .language
         .and_then(|language| extractor.locale_order(&pages, language));
-    extractor.run(&pages)
+    (extractor, pages)
 }
 
 // Match-quality factors. A field at OCR confidence ~0.99 stays above the default review threshold
