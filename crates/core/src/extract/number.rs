@@ -1,5 +1,6 @@
 //! The invoice number: the first token with a digit after its label, or else after the
 //! document's title (`Invoice 103767`, `Rechnung Nr. RE-1001`, `Handelsrechnung Nr. 4711`),
+//! or a title alone as a key in a column of keys (`Arve   7008605`),
 //! or else below a table's column that a title names alone (`Klant  Order  Factuur
 //! Vervaldatum`), or else behind a number marker alone on its line (`N° 2023-6013`), less
 //! surely.
@@ -197,7 +198,9 @@ impl Extractor<'_> {
         }
     }
 
-    /// The first line of page 1 that starts with a document title followed by a number.
+    /// The first line of page 1 that starts with a document title followed by a number, or
+    /// that holds a key and value pair of columns whose key is a title alone (`Arve saaja:` on
+    /// the left, `Arve   7008605` right of it; not `Standard:   XRechnung 1.2`).
     fn number_after_title(&self, page: &[Ctx]) -> Option<Field> {
         page.iter().find_map(|ctx| {
             let text = ctx.text();
@@ -205,28 +208,48 @@ impl Extractor<'_> {
                 .split_whitespace()
                 .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
                 .collect();
-            let (_, first) = words.first()?;
-            if !self.is_title_word(first) {
-                return None;
-            }
-            // The number right after the title (an aside in parentheses skipped), or after a
-            // marker a few words on.
-            let mut rest = words[1..]
-                .iter()
-                .skip_while(|(_, w)| w.starts_with('(') && w.ends_with(')'));
-            let (at, _) = rest.next()?;
-            if let Some(found) = self.number_token(text, *at) {
-                return Some(ctx.field(&found));
-            }
-            let marker = words[1..].iter().take(TITLE_GAP + 1).position(|(_, w)| {
-                norm_words(w)
-                    .first()
-                    .is_some_and(|n| NUMBER_MARKERS.contains(&n.as_str()))
-                    || *w == "#"
-            })?;
-            let (at, _) = words.get(marker + 2)?;
-            Some(ctx.field(&self.number_token(text, *at)?))
+            let boxes: Vec<_> = ctx.word_boxes().collect();
+            let column_start = |at: usize| {
+                boxes
+                    .iter()
+                    .position(|&(s, _, _)| s == at)
+                    .is_some_and(|i| {
+                        i > 0 && boxes[i].2.left - boxes[i - 1].2.right() >= COLUMN_GAP
+                    })
+            };
+            (0..words.len())
+                .filter(|&k| {
+                    k == 0
+                        || (column_start(words[k].0)
+                            && words.get(k + 1).is_some_and(|w| column_start(w.0)))
+                })
+                .find_map(|k| self.title_then_number(ctx, &words[k..]))
         })
+    }
+
+    /// The number after `words`' first word if it is a document title: right after it (an
+    /// aside in parentheses skipped), or after a marker a few words on.
+    fn title_then_number(&self, ctx: &Ctx, words: &[(usize, &str)]) -> Option<Field> {
+        let text = ctx.text();
+        let (_, first) = words.first()?;
+        if !self.is_title_word(first) {
+            return None;
+        }
+        let mut rest = words[1..]
+            .iter()
+            .skip_while(|(_, w)| w.starts_with('(') && w.ends_with(')'));
+        let (at, _) = rest.next()?;
+        if let Some(found) = self.number_token(text, *at) {
+            return Some(ctx.field(&found));
+        }
+        let marker = words[1..].iter().take(TITLE_GAP + 1).position(|(_, w)| {
+            norm_words(w)
+                .first()
+                .is_some_and(|n| NUMBER_MARKERS.contains(&n.as_str()))
+                || *w == "#"
+        })?;
+        let (at, _) = words.get(marker + 2)?;
+        Some(ctx.field(&self.number_token(text, *at)?))
     }
 
     /// The number below the first column of a table's header row on page 1 that a document

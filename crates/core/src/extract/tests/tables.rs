@@ -315,6 +315,28 @@ fn a_column_that_a_title_names_alone_numbers_the_invoice_less_surely() {
 }
 
 #[test]
+fn a_title_alone_as_a_key_in_a_column_of_keys_numbers_the_invoice() {
+    // `Arve saaja:` (the addressee's label) on the left, `Arve   7008605` a column right of it.
+    let row: &[(f64, &str)] = &[
+        (0.05, "Arve"),
+        (0.09, "saaja:"),
+        (0.58, "Arve"),
+        (0.77, "7008605"),
+    ];
+    let x = extract(&spaced(&[(0.10, row)]), &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("7008605"));
+    assert_close(
+        confidence(&x, FieldName::InvoiceNumber),
+        0.99 * TITLE_NUMBER,
+    );
+    // A value that starts with a title's compound (`XRechnung 1.2`, a standard's version) is
+    // no key of its own.
+    let row: &[(f64, &str)] = &[(0.12, "Standard:"), (0.44, "XRechnung"), (0.485, "1.2")];
+    let x = extract(&spaced(&[(0.10, row)]), &rules());
+    assert_eq!(value(&x, FieldName::InvoiceNumber), None);
+}
+
+#[test]
 fn a_label_and_its_qualifier_take_the_amount_at_the_rows_right_above_zero_first() {
     let costs: &[(f64, &str)] = &[
         (0.14, "Totaal"),
