@@ -5,9 +5,9 @@
 //! For each field the attachment states:
 //! - extraction read the same value from the page: the attachment's value, at
 //!   [`EMBEDDED_ON_PAGE`] (two readings agree, one exact);
-//! - extraction read another value at or above the review threshold: the page's value stays,
-//!   its confidence down to [`DISPUTED`], and validation names the field `embedded_mismatch`
-//!   for a person;
+//! - extraction read another value at or above the review threshold: the page's value stays
+//!   (but of two invoice numbers the page reads, the one the attachment states), its confidence
+//!   down to [`DISPUTED`], and validation names the field `embedded_mismatch` for a person;
 //! - extraction read another value in doubt: the attachment's value, at
 //!   [`EMBEDDED_NOT_ON_PAGE`], below the threshold, for a person to confirm (but an issuer's name
 //!   over two lines, the page reading one of them, is one name with the attachment's). That the
@@ -66,6 +66,7 @@ pub fn with_embedded(
             },
             Some(read) if read.confidence >= min_confidence => {
                 extraction.disputed.insert(name);
+                let read = extractor.reading_of(&pages, name, stated).unwrap_or(read);
                 Field {
                     confidence: read.confidence.min(DISPUTED),
                     ..read
@@ -170,6 +171,17 @@ impl Extractor<'_> {
                 || at
                     .checked_sub(1)
                     .is_some_and(|before| joined(&page[before], &page[at])))
+    }
+
+    /// The page's other reading of an invoice number as `stated` when the page reads two
+    /// (after its title, and behind a note's label): the attachment sides with that one.
+    fn reading_of(&self, pages: &[Vec<Ctx>], field: FieldName, stated: &str) -> Option<Field> {
+        if field != FieldName::InvoiceNumber {
+            return None;
+        }
+        self.number_readings(pages)
+            .into_iter()
+            .find(|read| same(field, &read.value, stated))
     }
 
     /// Whether the line prints `value` of `field`.

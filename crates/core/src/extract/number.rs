@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::issuer::norm_words;
-use super::labels::{preferred, Hit};
+use super::labels::{preferred, Candidate, Hit};
 use super::line::{Ctx, Found};
 use super::{
     Extractor, GENERIC_NUMBER, LETTERS_ONLY, MARKER_NUMBER, NUMBER_CONTESTED, TITLE_COLUMN,
@@ -151,21 +151,7 @@ fn part_suffix(rest: &str) -> usize {
 
 impl Extractor<'_> {
     pub(super) fn invoice_number(&self, pages: &[Vec<Ctx>]) -> Option<Field> {
-        let same = |ctx: &Ctx, from: usize| {
-            token(ctx.text(), from).or_else(|| letters_code(ctx.text(), from))
-        };
-        let next = |ctx: &Ctx| {
-            let text = ctx.text();
-            (text.split_whitespace().count() == 1)
-                .then(|| token(text, 0))
-                .flatten()
-        };
-        let mut candidates = self.labelled(pages, &self.number, false, same, next);
-        // A code of letters alone is a number only behind an invoice number's own label.
-        candidates.retain(|(c, _)| {
-            !self.number.is_generic(c.priority)
-                || c.field.value.chars().any(|ch| ch.is_ascii_digit())
-        });
+        let candidates = self.number_candidates(pages);
         // Specific labels that name different numbers (`Invoice No 17` and `Invoice No 18`):
         // the best has no margin over the runner-up.
         let specific: HashSet<&str> = candidates
@@ -196,6 +182,38 @@ impl Extractor<'_> {
                 .or_else(|| self.number_under_title_column(pages.first()?))
                 .or_else(|| self.number_after_marker(pages.first()?)),
         }
+    }
+
+    /// The page's every reading of the invoice number: behind a label of its own, and after
+    /// the document's title (`Handelsrechnung Nr. E2018092011804` above a note's
+    /// `Belegnummer 2018092011804`).
+    pub(super) fn number_readings(&self, pages: &[Vec<Ctx>]) -> Vec<Field> {
+        let labelled = self.number_candidates(pages).into_iter();
+        labelled
+            .filter(|(c, _)| !self.number.is_generic(c.priority))
+            .map(|(c, _)| c.field)
+            .chain(pages.first().and_then(|p| self.number_after_title(p)))
+            .collect()
+    }
+
+    /// The labelled candidates for the invoice number.
+    fn number_candidates<'p>(&self, pages: &'p [Vec<Ctx<'p>>]) -> Vec<(Candidate, &'p Ctx<'p>)> {
+        let same = |ctx: &Ctx, from: usize| {
+            token(ctx.text(), from).or_else(|| letters_code(ctx.text(), from))
+        };
+        let next = |ctx: &Ctx| {
+            let text = ctx.text();
+            (text.split_whitespace().count() == 1)
+                .then(|| token(text, 0))
+                .flatten()
+        };
+        let mut candidates = self.labelled(pages, &self.number, false, same, next);
+        // A code of letters alone is a number only behind an invoice number's own label.
+        candidates.retain(|(c, _)| {
+            !self.number.is_generic(c.priority)
+                || c.field.value.chars().any(|ch| ch.is_ascii_digit())
+        });
+        candidates
     }
 
     /// The first line of page 1 that starts with a document title followed by a number, or

@@ -110,6 +110,28 @@ fn a_page_that_reads_another_value_keeps_it_for_a_person_or_in_doubt_yields_it()
 }
 
 #[test]
+fn of_two_numbers_the_page_reads_a_dispute_keeps_the_one_the_attachment_states() {
+    // The title numbers the invoice, a note's label another number: the label's reading wins
+    // on the page alone, the attachment sides with the title's.
+    let page = [
+        "Handelsrechnung Nr. E2014-03 vom 11.07.2014",
+        "Bitte geben Sie die Belegnummer 2014-03 an",
+        "Gesamtbetrag EUR 1.005,55",
+    ];
+    let alone = extract(&OcrDocument::from_lines(&page, 0.99), &rules());
+    assert_eq!(alone.value(InvoiceNumber), Some("2014-03"));
+    let x = read(&page, 0.99, &stated(&[(InvoiceNumber, "E2014-03")]));
+    assert_eq!(x.value(InvoiceNumber), Some("E2014-03"));
+    assert_eq!(x.fields[&InvoiceNumber].line, 0);
+    assert_close(x.fields[&InvoiceNumber].confidence, DISPUTED);
+    assert_eq!(x.disputed, [InvoiceNumber].into());
+    // A number the page does not read as the invoice's leaves the page's reading in place.
+    let x = read(&page, 0.99, &stated(&[(InvoiceNumber, "2014-77")]));
+    assert_eq!(x.value(InvoiceNumber), Some("2014-03"));
+    assert_eq!(x.disputed, [InvoiceNumber].into());
+}
+
+#[test]
 fn a_value_printed_elsewhere_does_not_overrule_the_page_s_own_reading_of_the_field() {
     // The page's total read in doubt as 1,005.55; the attachment states 48.00, an item's amount
     // the page prints too: a person decides, whatever the page prints elsewhere.
