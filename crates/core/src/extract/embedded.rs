@@ -18,8 +18,9 @@
 //!   the page prints it, else at [`EMBEDDED_NOT_ON_PAGE`].
 //!
 //! "Printed on the page" is the extractor's own reading of a line: a date or an amount it reads
-//! there, a currency's code or symbol, an invoice number as a line's whole words, an issuer's
-//! name within a line (letters and digits, without case or accents).
+//! there (a date also in ISO order without separators, `20260815`), a currency's code or
+//! symbol, an invoice number as a line's whole words, an issuer's name within a line (letters
+//! and digits, without case or accents).
 
 use super::line::Ctx;
 use super::{prepared, Extractor};
@@ -188,10 +189,14 @@ impl Extractor<'_> {
     fn shows(&self, at: &Ctx, field: FieldName, value: &str) -> bool {
         let text = at.repaired.as_str();
         match field {
-            FieldName::InvoiceDate => self
-                .dates(text)
-                .iter()
-                .any(|d| d.iso().is_some_and(|iso| iso == value)),
+            // Also in ISO order without separators (`20260815`, as a tool prints what the
+            // attachment holds), which the page's reading of dates leaves alone.
+            FieldName::InvoiceDate => {
+                self.dates(text)
+                    .iter()
+                    .any(|d| d.iso().is_some_and(|iso| iso == value))
+                    || spells(text, value)
+            }
             FieldName::TotalAmount => self
                 .amounts(text)
                 .iter()

@@ -148,6 +148,12 @@ fn a_value_printed_elsewhere_does_not_overrule_the_page_s_own_reading_of_the_fie
     // With nothing read for the field, a line that prints the value confirms it.
     let x = read(&["Wartung 48,00"], 0.5, &stated(&[(TotalAmount, "48.00")]));
     assert_close(x.fields[&TotalAmount].confidence, EMBEDDED_ON_PAGE);
+    // A date in ISO order without separators, which the page's reading leaves alone.
+    let compact = ["Date : 20140711 - Echéance : 20140810"];
+    let x = read(&compact, 0.99, &stated(&[(InvoiceDate, "2014-07-11")]));
+    assert_close(x.fields[&InvoiceDate].confidence, EMBEDDED_ON_PAGE);
+    let x = read(&compact, 0.99, &stated(&[(InvoiceDate, "2014-07-12")]));
+    assert_close(x.fields[&InvoiceDate].confidence, EMBEDDED_NOT_ON_PAGE);
 }
 
 #[test]
