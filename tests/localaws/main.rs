@@ -15,6 +15,7 @@ mod ledger;
 mod redrive;
 mod requests;
 mod review;
+mod s3;
 mod saga;
 mod textract;
 mod textract_quota;

@@ -57,6 +57,43 @@ fn copy_source(obj: &ObjectRef) -> String {
     }
 }
 
+impl S3Blobs {
+    /// The object's bytes, or those of a `range` (`bytes=0-7`; an empty object has none).
+    async fn read(&self, obj: &ObjectRef, range: Option<String>) -> Result<Vec<u8>, Error> {
+        let result = self
+            .client
+            .get_object()
+            .bucket(&obj.bucket)
+            .key(&obj.key)
+            .set_version_id(obj.version_id.clone())
+            .set_range(range)
+            .send()
+            .await;
+        let out = match result {
+            Ok(out) => out,
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => {
+                return Err(Error::BadInput(format!("no such object {obj}")));
+            }
+            // A range of an empty object is unsatisfiable (416): it has no bytes.
+            Err(e) if code(&e) == Some("InvalidRange") => return Ok(vec![]),
+            Err(e) => return Err(classify("s3 GetObject", e)),
+        };
+        // Chunk by chunk into one buffer of the object's size: the bytes are held once (a
+        // collect, then a contiguous copy, held them two or three times at their peak).
+        let size = usize::try_from(out.content_length.unwrap_or(0)).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(size);
+        let mut body = out.body;
+        while let Some(chunk) = body
+            .try_next()
+            .await
+            .map_err(|e| Error::Dependency(format!("s3 GetObject body: {e}")))?
+        {
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    }
+}
+
 impl BlobStore for S3Blobs {
     async fn head(&self, obj: &ObjectRef) -> Result<Option<ObjectMeta>, Error> {
         let result = self
@@ -87,31 +124,14 @@ impl BlobStore for S3Blobs {
     }
 
     async fn get(&self, obj: &ObjectRef) -> Result<Vec<u8>, Error> {
-        let out = self
-            .client
-            .get_object()
-            .bucket(&obj.bucket)
-            .key(&obj.key)
-            .set_version_id(obj.version_id.clone())
-            .send()
-            .await
-            .map_err(|e| match e.as_service_error() {
-                Some(s) if s.is_no_such_key() => Error::BadInput(format!("no such object {obj}")),
-                _ => classify("s3 GetObject", e),
-            })?;
-        // Chunk by chunk into one buffer of the object's size: the bytes are held once (a
-        // collect, then a contiguous copy, held them two or three times at their peak).
-        let size = usize::try_from(out.content_length.unwrap_or(0)).unwrap_or(0);
-        let mut bytes = Vec::with_capacity(size);
-        let mut body = out.body;
-        while let Some(chunk) = body
-            .try_next()
-            .await
-            .map_err(|e| Error::Dependency(format!("s3 GetObject body: {e}")))?
-        {
-            bytes.extend_from_slice(&chunk);
+        self.read(obj, None).await
+    }
+
+    async fn get_prefix(&self, obj: &ObjectRef, len: u64) -> Result<Vec<u8>, Error> {
+        if len == 0 {
+            return Ok(vec![]);
         }
-        Ok(bytes)
+        self.read(obj, Some(format!("bytes=0-{}", len - 1))).await
     }
 
     async fn put(

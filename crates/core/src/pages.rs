@@ -15,7 +15,7 @@
 pub fn count(bytes: &[u8], kind: &str) -> Option<u32> {
     match kind {
         "image/png" | "image/jpeg" => Some(1),
-        "application/pdf" => pdf_pages(bytes),
+        crate::steps::ingest::PDF => pdf_pages(bytes),
         _ => None,
     }
 }

@@ -13,6 +13,8 @@ use crate::Error;
 pub struct MemoryBlobs {
     /// (bucket, key) → versions, oldest first: (version id, bytes, metadata).
     objects: Mutex<BTreeMap<(String, String), Vec<StoredObject>>>,
+    /// (bucket, key) → how many times an object was read whole.
+    whole_reads: Mutex<BTreeMap<(String, String), usize>>,
 }
 
 type StoredObject = (String, Vec<u8>, BTreeMap<String, String>);
@@ -46,6 +48,15 @@ impl MemoryBlobs {
             .collect()
     }
 
+    /// How many times any version of an object was read whole (`get`), not counting prefixes.
+    pub fn whole_reads(&self, bucket: &str, key: &str) -> usize {
+        let reads = self.whole_reads.lock().unwrap();
+        reads
+            .get(&(bucket.into(), key.into()))
+            .copied()
+            .unwrap_or(0)
+    }
+
     fn find(&self, obj: &ObjectRef) -> Option<StoredObject> {
         let objects = self.objects.lock().unwrap();
         let versions = objects.get(&(obj.bucket.clone(), obj.key.clone()))?;
@@ -65,8 +76,20 @@ impl BlobStore for MemoryBlobs {
     }
 
     async fn get(&self, obj: &ObjectRef) -> Result<Vec<u8>, Error> {
+        let key = (obj.bucket.clone(), obj.key.clone());
+        *self.whole_reads.lock().unwrap().entry(key).or_default() += 1;
         self.find(obj)
             .map(|(_, bytes, _)| bytes)
+            .ok_or_else(|| Error::BadInput(format!("no such object {obj}")))
+    }
+
+    async fn get_prefix(&self, obj: &ObjectRef, len: u64) -> Result<Vec<u8>, Error> {
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        self.find(obj)
+            .map(|(_, mut bytes, _)| {
+                bytes.truncate(len);
+                bytes
+            })
             .ok_or_else(|| Error::BadInput(format!("no such object {obj}")))
     }
 

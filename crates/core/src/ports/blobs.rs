@@ -25,6 +25,13 @@ pub trait BlobStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<ObjectMeta>, Error>> + Send;
     /// The object's bytes (`Error::BadInput` when it does not exist).
     fn get(&self, obj: &ObjectRef) -> impl Future<Output = Result<Vec<u8>, Error>> + Send;
+    /// The object's first `len` bytes, all of a shorter one (`Error::BadInput` when it does not
+    /// exist): enough to tell its type without reading it whole.
+    fn get_prefix(
+        &self,
+        obj: &ObjectRef,
+        len: u64,
+    ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send;
     /// Writes an object; returns its version id on a versioned bucket.
     fn put(
         &self,

@@ -63,10 +63,16 @@ pub enum IngestOutcome {
     },
 }
 
+/// The sniffed type of a PDF.
+pub const PDF: &str = "application/pdf";
+
+/// How many leading bytes [`sniff`] needs at most (PNG's signature).
+pub const SNIFF_BYTES: u64 = 8;
+
 /// Recognised document types, by magic bytes.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     const TYPES: &[(&[u8], &str)] = &[
-        (b"%PDF-", "application/pdf"),
+        (b"%PDF-", PDF),
         (b"\x89PNG\r\n\x1a\n", "image/png"),
         (b"\xff\xd8\xff", "image/jpeg"),
         (b"II*\x00", "image/tiff"),

@@ -1,6 +1,6 @@
 //! Validate: extraction and validation rules over the normalized OCR, and over the e-invoice the
 //! upload carries attached when it is a PDF with one (`einvoice`, read from the raw upload by
-//! its version; a value of it counts where the page confirms it, `extract::with_embedded`); the
+//! its version, an image only as far as its type; a value of it counts where the page confirms it, `extract::with_embedded`); the
 //! report goes to the derived bucket. An invalid document ends its run as `invalid` with the
 //! business error `Business.DocumentInvalid`; one that needs a person waits as
 //! `awaiting_review`.
@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::ingest::{sniff, PDF, SNIFF_BYTES};
 use super::review::{self, Approved, OpenRequest};
 use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
@@ -86,6 +87,16 @@ pub async fn validate_and_wait(
     Ok(validated)
 }
 
+/// The e-invoice the raw upload carries: a PDF is read whole for it, an image is not read past
+/// the bytes that tell its type.
+async fn embedded_invoice(ports: &impl HasBlobs, raw: &ObjectRef) -> Result<Embedded, Error> {
+    let head = ports.blobs().get_prefix(raw, SNIFF_BYTES).await?;
+    if sniff(&head) != Some(PDF) {
+        return Ok(Embedded::Absent);
+    }
+    Ok(einvoice::from_document(&ports.blobs().get(raw).await?))
+}
+
 /// Validates the run's normalized OCR.
 pub async fn run(
     ports: &(impl HasBlobs + HasStore),
@@ -98,7 +109,7 @@ pub async fn run(
     let ocr_hash = sha256_hex(&bytes);
     let document: OcrDocument = serde_json::from_slice(&bytes)
         .map_err(|e| Error::BadInput(format!("normalized OCR unreadable: {e}")))?;
-    let embedded = einvoice::from_document(&ports.blobs().get(&input.raw).await?);
+    let embedded = embedded_invoice(ports, &input.raw).await?;
     // The audit entry names the attachment read (its syntax, its hash as an input), or why an
     // XML attachment was not read; nothing for a document without one.
     let (invoice, embedded_detail) = match &embedded {

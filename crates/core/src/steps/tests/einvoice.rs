@@ -39,8 +39,20 @@ fn factur_x(total: &str) -> Vec<u8> {
 }
 
 async fn validated(w: &World, pdf: &[u8], page_confidence: f64) -> (RunInput, ValidationReport) {
-    w.script_ocr(KEY, ocr_of(&invoice_lines("1,234.50"), page_confidence));
-    let input = w.input_of(&w.ingest(&w.upload(KEY, pdf, "2026-11-30T10:00:00Z")).await);
+    validated_at(w, KEY, pdf, page_confidence).await
+}
+
+async fn validated_at(
+    w: &World,
+    key: &str,
+    upload: &[u8],
+    page_confidence: f64,
+) -> (RunInput, ValidationReport) {
+    w.script_ocr(key, ocr_of(&invoice_lines("1,234.50"), page_confidence));
+    let input = w.input_of(
+        &w.ingest(&w.upload(key, upload, "2026-11-30T10:00:00Z"))
+            .await,
+    );
     let normalized = w.ocr(&input).await.unwrap();
     let validated = validate::run(&w.ports, &w.ctx, &input, &normalized).await;
     let report = match validated {
@@ -104,4 +116,39 @@ async fn an_upload_without_an_attachment_is_validated_on_its_page_alone() {
         .unwrap();
     assert!(!validation.draft.input_hashes.contains_key("embedded"));
     assert!(validation.draft.detail.get("embedded").is_none());
+}
+
+#[tokio::test]
+async fn an_image_upload_is_not_read_whole_for_an_attachment() {
+    let w = world();
+    // A PNG whose bytes happen to hold an e-invoice's: an image carries no attachment.
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(factur_x("12.34"));
+    let key = "inbox/acme/2026/scan.png";
+    let (_, report) = validated_at(&w, key, &png, 0.97).await;
+    assert!(report.extraction.embedded.is_none());
+    assert_eq!(report.decision, crate::validate::Decision::AutoApprove);
+    // Ingest read it whole once (its type, its pages); validate only its first bytes.
+    assert_eq!(w.ports.blobs.whole_reads("raw", key), 1);
+    // A PDF is read whole by validate too.
+    let w = world();
+    validated(&w, &factur_x("1234.50"), 0.97).await;
+    assert_eq!(w.ports.blobs.whole_reads("raw", KEY), 2);
+}
+
+#[test]
+fn the_bytes_validate_reads_first_tell_every_type_ingest_accepts() {
+    use crate::steps::ingest::{sniff, SNIFF_BYTES};
+    let heads: [&[u8]; 5] = [
+        b"%PDF-1.7\n1 0 obj",
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+        b"\xff\xd8\xff\xe0\0\x10JFIF",
+        b"II*\x00\x08\0\0\0\x0e\0",
+        b"MM\x00*\0\0\0\x08\0\x0e",
+    ];
+    for head in heads {
+        let prefix = &head[..usize::try_from(SNIFF_BYTES).unwrap()];
+        assert!(sniff(head).is_some());
+        assert_eq!(sniff(prefix), sniff(head));
+    }
 }
