@@ -35,6 +35,36 @@ pub fn pdf(pages: &[&[&str]]) -> Vec<u8> {
 /// [`pdf`] with its lines in `points`-point Helvetica (about 1.5 times as far apart): at 9
 /// points a page holds 49 lines of about 100 characters, as full of words as a page gets.
 pub fn pdf_in(pages: &[&[&str]], points: u32) -> Vec<u8> {
+    assemble(&page_objects(pages, points))
+}
+
+/// [`pdf`] with an XML file attached the way a Factur-X or ZUGFeRD invoice attaches its own
+/// (named `name` in the catalog's embedded files and associated files, the stream marked
+/// `/Type /EmbeddedFile /Subtype /text#2Fxml`, in the clear): what `docket_core::einvoice`
+/// reads, and what `pdfdetach` lists.
+pub fn pdf_with_xml(pages: &[&[&str]], name: &str, xml: &str) -> Vec<u8> {
+    let mut objects = page_objects(pages, 24);
+    let file = objects.len() + 1;
+    let spec = file + 1;
+    let name = escape(name);
+    objects[0] = format!(
+        "<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [({name}) {spec} 0 R] \
+         >> >> /AF [{spec} 0 R] >>"
+    );
+    objects.push(format!(
+        "<< /Type /EmbeddedFile /Subtype /text#2Fxml /Length {} >>\nstream\n{xml}\nendstream",
+        xml.len()
+    ));
+    objects.push(format!(
+        "<< /Type /Filespec /F ({name}) /UF ({name}) /AFRelationship /Data /EF << /F {file} 0 R >> \
+         >>"
+    ));
+    assemble(&objects)
+}
+
+/// The objects of [`pdf_in`]'s file: the catalog (object 1), the page tree, each page and its
+/// content, the font.
+fn page_objects(pages: &[&[&str]], points: u32) -> Vec<String> {
     let font = 3 + 2 * pages.len();
     let kids: Vec<String> = (0..pages.len())
         .map(|i| format!("{} 0 R", 3 + 2 * i))
@@ -61,7 +91,7 @@ pub fn pdf_in(pages: &[&[&str]], points: u32) -> Vec<u8> {
         )));
     }
     objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
-    assemble(&objects)
+    objects
 }
 
 /// A stream object of this (ASCII) content.

@@ -51,3 +51,37 @@ fn stamps_rules_and_speckles_make_a_valid_page() {
     assert!(text_of(&pdf, "stamp").contains("BETAALD"));
     assert_eq!(png_of(&pdf)[..4], *b"\x89PNG");
 }
+
+#[test]
+fn an_attached_xml_file_is_listed_by_poppler_and_read_as_an_e_invoice() {
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+  xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100">
+  <rsm:ExchangedDocument><ram:ID>WT-310</ram:ID></rsm:ExchangedDocument>
+</rsm:CrossIndustryInvoice>"#;
+    let pdf = pdf_with_xml(
+        &[&["Wingtip Toys SARL", "Facture No WT-310"]],
+        "factur-x.xml",
+        xml,
+    );
+    let path = std::env::temp_dir().join(format!("docket-render-{}-xml.pdf", std::process::id()));
+    std::fs::write(&path, &pdf).unwrap();
+    let listed = Command::new("pdfdetach")
+        .arg("-list")
+        .arg(&path)
+        .output()
+        .expect("pdfdetach (poppler-utils) must be installed");
+    std::fs::remove_file(&path).ok();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.contains("1 embedded files") && listed.contains("factur-x.xml"),
+        "{listed}"
+    );
+    assert!(text_of(&pdf, "xml").contains("Facture No WT-310"));
+    let docket_core::einvoice::Embedded::Read(invoice) = docket_core::einvoice::from_document(&pdf)
+    else {
+        panic!("no e-invoice read");
+    };
+    let number = docket_core::model::fields::FieldName::InvoiceNumber;
+    assert_eq!(invoice.fields[&number], "WT-310");
+}
