@@ -483,6 +483,7 @@ pub(super) fn assert_clear_issuer(doc: &OcrDocument, name: &str) {
 mod blocks;
 mod embedded;
 mod evidence;
+mod issuers;
 mod labels;
 mod language;
 mod names;
