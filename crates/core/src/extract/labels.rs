@@ -1,14 +1,17 @@
 //! Labels: phrases matched as whole words ([`Phrase`]), a field's label set with its exclusions
 //! ([`Labels`]), and the search every labelled field shares ([`Extractor::labelled`]): a value
-//! after its label on the same line, or alone on the next line.
+//! after its label on the same line, or alone on the next line; a label may be wrapped over two
+//! lines of a narrow column.
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::layout::wrapped_labels;
 use super::line::{Ctx, Found};
 use super::Extractor;
 use crate::config::LabelSet;
 use crate::model::fields::Field;
+
+/// How far below a line (in its heights) the second line of a wrapped label may stand.
+const WRAP_LINES: f64 = 2.0;
 
 /// A field candidate with what ranks it against other candidates.
 pub(super) struct Candidate {
@@ -268,6 +271,44 @@ pub(super) fn preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Candidate>
 /// The field of the most preferred label's candidate ([`preferred`]).
 pub(super) fn first_preferred(candidates: Vec<(Candidate, &Ctx)>) -> Option<Field> {
     preferred(candidates).map(|c| c.field)
+}
+
+/// Labels wrapped over two lines of a narrow column: a line's last word and the word below it
+/// in the next row, joined with or without a space, make a whole label (`RECHNUNGS` over
+/// `BETRAG`, `Invoice` over `Number`). Each as the index of the lower line and the label's hit
+/// on it, at the lower word.
+fn wrapped_labels(lines: &[Ctx], labels: &Labels) -> Vec<(usize, Hit)> {
+    let mut out = vec![];
+    for upper in lines {
+        let Some((s1, e1, b1)) = upper.word_boxes().last() else {
+            continue;
+        };
+        let top = upper.bbox().top;
+        let reach = top + upper.bbox().height.max(0.005) * WRAP_LINES;
+        for (j, lower) in lines.iter().enumerate() {
+            let lt = lower.bbox().top;
+            if lower.page() != upper.page() || lt <= top || lt > reach {
+                continue;
+            }
+            let below = lower
+                .word_boxes()
+                .find(|(_, _, b2)| b2.left < b1.right() && b2.right() > b1.left);
+            let Some((s2, e2, _)) = below else { continue };
+            let (w1, w2) = (&upper.text()[s1..e1], &lower.text()[s2..e2]);
+            let whole = [format!("{w1} {w2}"), format!("{w1}{w2}")]
+                .iter()
+                .find_map(|joined| {
+                    labels
+                        .hits(joined)
+                        .into_iter()
+                        .find(|h| h.start == 0 && h.end == joined.len())
+                });
+            if let Some(h) = whole {
+                out.push((j, Hit::spanning_as(&h, s2, e2)));
+            }
+        }
+    }
+    out
 }
 
 impl Extractor<'_> {

@@ -1,9 +1,9 @@
 //! Where a label's value is when it does not follow the label on its line: in the line beside
 //! it on the same row (a column of labels, a column of values), or below it in its column (a
 //! table's header over its rows), found from the OCR's boxes; or, as the OCR orders the lines,
-//! alone on the next line. And a label wrapped over two lines of a narrow column.
+//! alone on the next line.
 
-use super::labels::{Hit, Labels};
+use super::labels::Hit;
 use super::line::{Ctx, Found};
 use super::{Extractor, BELOW_LABEL, BESIDE_LABEL, NEXT_LINE, ROWS_UNDER_LABEL};
 use crate::model::fields::parse_amount_cents;
@@ -12,8 +12,6 @@ use crate::model::fields::parse_amount_cents;
 const BELOW_LINES: f64 = 3.0;
 /// How far right of a label (page widths) the value beside it may start.
 const BESIDE_WIDTH: f64 = 0.45;
-/// How far below a line (in its heights) the second line of a wrapped label may stand.
-const WRAP_LINES: f64 = 2.0;
 /// At most this many words after a label qualify it (`gemaakte kosten (incl. btw)`).
 const QUALIFIER_WORDS: usize = 4;
 /// Slack when comparing positions (page widths), for OCR boxes that do not align exactly.
@@ -91,44 +89,6 @@ impl Extractor<'_> {
         }
         pick_row(rows)
     }
-}
-
-/// Labels wrapped over two lines of a narrow column: a line's last word and the word below it
-/// in the next row, joined with or without a space, make a whole label (`RECHNUNGS` over
-/// `BETRAG`, `Invoice` over `Number`). Each as the index of the lower line and the label's hit
-/// on it, at the lower word.
-pub(super) fn wrapped_labels(lines: &[Ctx], labels: &Labels) -> Vec<(usize, Hit)> {
-    let mut out = vec![];
-    for upper in lines {
-        let Some((s1, e1, b1)) = upper.word_boxes().last() else {
-            continue;
-        };
-        let top = upper.bbox().top;
-        let reach = top + upper.bbox().height.max(0.005) * WRAP_LINES;
-        for (j, lower) in lines.iter().enumerate() {
-            let lt = lower.bbox().top;
-            if lower.page() != upper.page() || lt <= top || lt > reach {
-                continue;
-            }
-            let below = lower
-                .word_boxes()
-                .find(|(_, _, b2)| b2.left < b1.right() && b2.right() > b1.left);
-            let Some((s2, e2, _)) = below else { continue };
-            let (w1, w2) = (&upper.text()[s1..e1], &lower.text()[s2..e2]);
-            let whole = [format!("{w1} {w2}"), format!("{w1}{w2}")]
-                .iter()
-                .find_map(|joined| {
-                    labels
-                        .hits(joined)
-                        .into_iter()
-                        .find(|h| h.start == 0 && h.end == joined.len())
-                });
-            if let Some(h) = whole {
-                out.push((j, Hit::spanning_as(&h, s2, e2)));
-            }
-        }
-    }
-    out
 }
 
 /// The nearest line to the right of `right` on the row of `ctx` (a column of values beside a
