@@ -9,6 +9,7 @@ pub mod audit;
 pub mod config;
 pub mod deploys;
 pub mod diff;
+pub mod doctype;
 pub mod einvoice;
 pub mod error;
 pub mod extract;

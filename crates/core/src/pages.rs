@@ -8,14 +8,14 @@
 //! job instead. So the count is given only when it is read directly from the bytes, and is
 //! `None` otherwise.
 
-/// The page count of `bytes`, of the sniffed type `kind` (`steps::ingest::sniff`), when the
+/// The page count of `bytes`, of the sniffed type `kind` (`doctype::sniff`), when the
 /// bytes tell it plainly: PNG and JPEG are one page; a PDF has as many as it has page objects
 /// in the clear (`None` when its objects are compressed into object streams, where page
 /// objects cannot be seen); TIFF (one page per image directory) is not read: `None`.
 pub fn count(bytes: &[u8], kind: &str) -> Option<u32> {
     match kind {
         "image/png" | "image/jpeg" => Some(1),
-        crate::steps::ingest::PDF => pdf_pages(bytes),
+        crate::doctype::PDF => pdf_pages(bytes),
         _ => None,
     }
 }

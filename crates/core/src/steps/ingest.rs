@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::{record, Context};
 use crate::audit::AuditDraft;
+use crate::doctype::sniff;
 use crate::ids::{
     decode_event_key, parse_inbox_key, sha256_hex, DocumentId, OperationId, RunId, SourceVersion,
 };
@@ -61,27 +62,6 @@ pub enum IngestOutcome {
         /// Why.
         reason: String,
     },
-}
-
-/// The sniffed type of a PDF.
-pub const PDF: &str = "application/pdf";
-
-/// How many leading bytes [`sniff`] needs at most (PNG's signature).
-pub const SNIFF_BYTES: u64 = 8;
-
-/// Recognised document types, by magic bytes.
-pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
-    const TYPES: &[(&[u8], &str)] = &[
-        (b"%PDF-", PDF),
-        (b"\x89PNG\r\n\x1a\n", "image/png"),
-        (b"\xff\xd8\xff", "image/jpeg"),
-        (b"II*\x00", "image/tiff"),
-        (b"MM\x00*", "image/tiff"),
-    ];
-    TYPES
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic))
-        .map(|(_, kind)| *kind)
 }
 
 /// The smallest byte count that can hold a document of the sniffed type; anything shorter is a

@@ -13,10 +13,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::ingest::{sniff, PDF, SNIFF_BYTES};
 use super::review::{self, Approved, OpenRequest};
 use super::{record, to_json_bytes, Context};
 use crate::audit::AuditDraft;
+use crate::doctype::{sniff, PDF, SNIFF_BYTES};
 use crate::einvoice::{self, Embedded};
 use crate::error::ErrorKind;
 use crate::extract::with_embedded;

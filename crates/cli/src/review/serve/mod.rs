@@ -20,7 +20,7 @@ use std::net::Ipv4Addr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use docket_core::steps::ingest::sniff;
+use docket_core::doctype::sniff;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
