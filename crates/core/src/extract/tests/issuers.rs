@@ -234,3 +234,19 @@ fn one_name_with_two_spellings_of_its_legal_form_is_one_name() {
     );
     assert_close(confidence(&x, FieldName::Issuer), 0.99 * ISSUER_WITH_SUFFIX);
 }
+
+#[test]
+fn an_australian_company_keeps_its_pty_ltd_and_a_euro_country_is_no_name() {
+    let x = run(&[
+        "Tax Invoice",
+        "Invoice #: 00095757",
+        "Please make all cheques payable to : CENTRE COM HAWTHORN PTY LTD",
+    ]);
+    assert_eq!(
+        value(&x, FieldName::Issuer),
+        Some("CENTRE COM HAWTHORN PTY LTD")
+    );
+    // The last line of an address (`Lithuania`) names a country, not a company.
+    let x = run(&["Invoice 15293", "Lithuania", "Total EUR 36.00"]);
+    assert_eq!(value(&x, FieldName::Issuer), None);
+}
