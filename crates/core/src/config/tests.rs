@@ -134,8 +134,8 @@ fn builtin_fingerprint_is_pinned_to_its_version() {
         (PINNED_VERSION, PINNED_FINGERPRINT)
     );
 }
-const PINNED_VERSION: &str = "2026-12-08.1";
-const PINNED_FINGERPRINT: &str = "cfg-21cfde0d39ae97e1";
+const PINNED_VERSION: &str = "2026-12-08.2";
+const PINNED_FINGERPRINT: &str = "cfg-bb9f130f16fa7258";
 
 #[test]
 fn from_json_rejects_unknown_keys_at_top_level_and_nested() {

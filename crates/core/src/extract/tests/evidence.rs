@@ -431,3 +431,27 @@ fn a_payment_printed_after_the_total_leaves_the_total_to_a_person() {
     assert_eq!(value(&x, FieldName::TotalAmount), Some("1453.76"));
     assert_close(confidence(&x, FieldName::TotalAmount), 0.99);
 }
+
+#[test]
+fn nordic_labels_a_brazilian_real_and_an_australian_business_number_are_read() {
+    let x = run(&[
+        "Microsoft Ireland Operations Ltd",
+        "Fakturanummer: E08007UINW",
+        "Fakturadato: 08.03.2019",
+        "Forfallsdato: 07.04.2019",
+        "Rekeningsbedrag 671,33",
+    ]);
+    assert_eq!(value(&x, FieldName::InvoiceNumber), Some("E08007UINW"));
+    assert_eq!(value(&x, FieldName::InvoiceDate), Some("2019-03-08"));
+    assert_eq!(value(&x, FieldName::TotalAmount), Some("671.33"));
+    // `R$` is the real, not a dollar.
+    let x = run(&["Nortel Ltda", "Nota 48", "Valor Total R$ 59.594,48"]);
+    assert_eq!(value(&x, FieldName::Currency), Some("BRL"));
+    // A lone `$` beside an Australian Business Number is the Australian dollar.
+    let x = run(&[
+        "Centre Com Pty Ltd",
+        "ABN : 16 084 165 328",
+        "Total Inc GST: $3.00",
+    ]);
+    assert_eq!(value(&x, FieldName::Currency), Some("AUD"));
+}
