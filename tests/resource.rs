@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use aws_config::{Region, SdkConfig};
 use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
 use aws_sdk_dynamodb::types::BillingMode;
+use aws_sdk_s3::types::{BucketVersioningStatus, VersioningConfiguration};
 use serde_json::Value;
 
 use crate::util;
@@ -157,6 +158,23 @@ pub async fn bucket(config: &SdkConfig, label: &str) -> Resource {
         .send()
         .await
         .unwrap_or_else(|e| panic!("create bucket {bucket}: {e:?}"));
+    bucket
+}
+
+/// A fresh empty bucket that keeps every version of an object, as the stack's raw bucket does.
+pub async fn versioned_bucket(config: &SdkConfig, label: &str) -> Resource {
+    let bucket = bucket(config, label).await;
+    util::s3(config)
+        .put_bucket_versioning()
+        .bucket(&*bucket)
+        .versioning_configuration(
+            VersioningConfiguration::builder()
+                .status(BucketVersioningStatus::Enabled)
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("version bucket {bucket}: {e:?}"));
     bucket
 }
 

@@ -3,7 +3,6 @@
 //! missing object is named as such.
 
 use aws_sdk_s3::primitives::ByteStream;
-use aws_sdk_s3::types::{BucketVersioningStatus, VersioningConfiguration};
 use docket_aws::s3::S3Blobs;
 use docket_core::model::run::ObjectRef;
 use docket_core::ports::BlobStore;
@@ -13,18 +12,8 @@ use docket_e2e::{resource, util};
 #[tokio::test]
 async fn a_prefix_read_returns_the_first_bytes_of_the_version_asked_for() {
     let config = util::aws().await;
-    let bucket = resource::bucket(&config, "prefix").await;
+    let bucket = resource::versioned_bucket(&config, "prefix").await;
     let s3 = util::s3(&config);
-    s3.put_bucket_versioning()
-        .bucket(&*bucket)
-        .versioning_configuration(
-            VersioningConfiguration::builder()
-                .status(BucketVersioningStatus::Enabled)
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
     let put = |key: &'static str, body: &'static [u8]| {
         let s3 = s3.clone();
         let bucket = bucket.to_string();

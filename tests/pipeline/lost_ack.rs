@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_s3::types::{BucketVersioningStatus, VersioningConfiguration};
 use docket_aws::dynamodb::DynamoStore;
 use docket_aws::events::EventBridgeBus;
 use docket_aws::faults::{Faults, Rule};
@@ -231,19 +230,7 @@ async fn private_upload(
     tenant: &str,
     name: &str,
 ) -> (Resource, ObjectCreated, Context) {
-    let bucket = resource::bucket(&util::aws().await, "raw").await;
-    stack
-        .s3
-        .put_bucket_versioning()
-        .bucket(&*bucket)
-        .versioning_configuration(
-            VersioningConfiguration::builder()
-                .status(BucketVersioningStatus::Enabled)
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
+    let bucket = resource::versioned_bucket(&util::aws().await, "raw").await;
     let key = format!("inbox/{tenant}/{name}");
     let put = stack
         .s3
