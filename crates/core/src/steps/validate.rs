@@ -1,9 +1,9 @@
 //! Validate: extraction and validation rules over the normalized OCR, and over the e-invoice the
 //! upload carries attached when it is a PDF with one (`einvoice`, read from the raw upload by
-//! its version, an image only as far as its type; a value of it counts where the page confirms it, `extract::with_embedded`); the
-//! report goes to the derived bucket. An invalid document ends its run as `invalid` with the
-//! business error `Business.DocumentInvalid`; one that needs a person waits as
-//! `awaiting_review`.
+//! its version, an image only as far as its type; a value of it counts where the page confirms
+//! it, `extract::with_embedded`); the report goes to the derived bucket. An invalid document
+//! ends its run as `invalid` with the business error `Business.DocumentInvalid`; one that needs
+//! a person waits as `awaiting_review`.
 //!
 //! The Validate Task waits with a token ([`validate_and_wait`]): validate ends the wait at once
 //! for a document it approves, and hands the token to the review task of one that needs a
